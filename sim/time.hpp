@@ -1,0 +1,78 @@
+// SimTime: simulated time as a signed 64-bit count of nanoseconds (292 years either way).
+//
+// Simulated time is an integer so that event order never depends on floating-point
+// rounding: two runs, on any number of threads, see exactly the same clock values.
+// Floating point enters only at the edges, through from_seconds() and to_seconds().
+#pragma once
+
+#include <cmath>
+#include <compare>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace fathom::sim {
+
+class SimTime {
+ public:
+  constexpr SimTime() = default;
+  static constexpr SimTime from_ns(std::int64_t ns) { return SimTime(ns); }
+
+  // Rounds to the nearest nanosecond; throws std::out_of_range for NaN, infinities and
+  // values beyond the 64-bit range, so a unit error cannot silently wrap the clock.
+  static SimTime from_seconds(double seconds) {
+    const double ns = std::nearbyint(seconds * 1e9);
+    if (!(ns >= -9.2e18 && ns <= 9.2e18)) {
+      throw std::out_of_range("SimTime::from_seconds: " + std::to_string(seconds) +
+                              " s is outside the representable range of +-292 years");
+    }
+    return SimTime(static_cast<std::int64_t>(ns));
+  }
+
+  static constexpr SimTime zero() { return SimTime(0); }
+  static constexpr SimTime max() { return SimTime(std::numeric_limits<std::int64_t>::max()); }
+
+  constexpr std::int64_t ns() const { return ns_; }
+  constexpr double to_seconds() const { return static_cast<double>(ns_) * 1e-9; }
+
+  constexpr SimTime& operator+=(SimTime d) {
+    ns_ += d.ns_;
+    return *this;
+  }
+  constexpr SimTime& operator-=(SimTime d) {
+    ns_ -= d.ns_;
+    return *this;
+  }
+  friend constexpr SimTime operator+(SimTime a, SimTime b) { return SimTime(a.ns_ + b.ns_); }
+  friend constexpr SimTime operator-(SimTime a, SimTime b) { return SimTime(a.ns_ - b.ns_); }
+  friend constexpr SimTime operator*(SimTime a, std::int64_t k) { return SimTime(a.ns_ * k); }
+  friend constexpr SimTime operator*(std::int64_t k, SimTime a) { return SimTime(a.ns_ * k); }
+  friend constexpr auto operator<=>(SimTime, SimTime) = default;
+
+  // a + b, clamped to max() instead of overflowing (used for "now + lookahead" near the end of time).
+  static constexpr SimTime saturating_add(SimTime a, SimTime b) {
+    if (b.ns_ > 0 && a.ns_ > std::numeric_limits<std::int64_t>::max() - b.ns_) return max();
+    return SimTime(a.ns_ + b.ns_);
+  }
+
+ private:
+  constexpr explicit SimTime(std::int64_t ns) : ns_(ns) {}
+  std::int64_t ns_ = 0;
+};
+
+// "12.345678901 s": exact decimal rendering of a time, for messages and reports.
+std::string format_time(SimTime t);
+
+namespace literals {
+constexpr SimTime operator""_ns(unsigned long long v) { return SimTime::from_ns(static_cast<std::int64_t>(v)); }
+constexpr SimTime operator""_us(unsigned long long v) { return SimTime::from_ns(static_cast<std::int64_t>(v) * 1'000); }
+constexpr SimTime operator""_ms(unsigned long long v) {
+  return SimTime::from_ns(static_cast<std::int64_t>(v) * 1'000'000);
+}
+constexpr SimTime operator""_s(unsigned long long v) {
+  return SimTime::from_ns(static_cast<std::int64_t>(v) * 1'000'000'000);
+}
+}  // namespace literals
+
+}  // namespace fathom::sim
