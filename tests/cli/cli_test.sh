@@ -31,5 +31,37 @@ check "fathom-phold lookahead above mean exits 2" test "$rc" -eq 2
 "$build/fathom-phold" --scheduler sideways >/dev/null 2>&1; rc=$?
 check "fathom-phold rejects an unknown scheduler" test "$rc" -ne 0
 
+# fathom simulate / topology on the example fabric scenarios and on bad input.
+examples="$(dirname "$0")/../../scenarios/examples"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$("$build/fathom" simulate "$examples/fat-tree-1024-permutation.yaml" --flows-out "$tmp/flows.csv" \
+  --links-out "$tmp/usage.csv" 2>/dev/null); rc=$?
+check "fathom simulate runs the permutation example" test "$rc" -eq 0
+check "fathom simulate prints a fingerprint" grep -qE '^fingerprint=[0-9a-f]{16}$' <<<"$out"
+check "flows CSV has its header and 1024 rows" test "$(head -1 "$tmp/flows.csv")" = "id,src,dst,bytes,start_s,finish_s" -a \
+  "$(wc -l <"$tmp/flows.csv")" -eq 1025
+check "link usage CSV has its header" test "$(head -1 "$tmp/usage.csv")" = "name,from,to,bytes,utilisation"
+again=$("$build/fathom" simulate "$examples/fat-tree-1024-permutation.yaml" --flows-out "$tmp/flows2.csv" 2>/dev/null)
+check "fathom simulate is byte-identical across runs" cmp -s "$tmp/flows.csv" "$tmp/flows2.csv"
+check "and prints the same report" test "$out" = "$again"
+"$build/fathom" topology "$examples/fat-tree-a2a-64.yaml" --links "$tmp/links.csv" --routes "$tmp/routes.csv" \
+  >"$tmp/summary.txt"; rc=$?
+check "fathom topology runs" test "$rc" -eq 0
+check "links CSV header" test "$(head -1 "$tmp/links.csv")" = "name,from,to,bytes_per_s,latency_ns"
+check "routes CSV has one row per flow" test "$(wc -l <"$tmp/routes.csv")" -eq 4033
+check "topology summary names the fabric" grep -q "32 leaves" "$tmp/summary.txt"
+
+printf 'cluster:\n  nodes: 4\n  fabric: {tiers: 2, hosts_per_leaf: 2, spines: 1, links: [{bandwidth: 100Gbps, latency: 1us}, {bandwidth: 100Gbps, latency: 1us}]}\nworkload: {kind: traffic, pattern: ring, bytes: 1MB, colour: red}\n' >"$tmp/bad.yaml"
+echo "untouched" >"$tmp/keep.csv"
+err=$("$build/fathom" simulate "$tmp/bad.yaml" --flows-out "$tmp/keep.csv" 2>&1); rc=$?
+check "a bad scenario exits 2" test "$rc" -eq 2
+check "the error names file:line:column and the key" grep -qE 'bad.yaml:4:[0-9]+: workload.colour' <<<"$err"
+check "a failed run leaves the output untouched" test "$(cat "$tmp/keep.csv")" = "untouched"
+"$build/fathom" simulate "$tmp/missing.yaml" >/dev/null 2>&1; rc=$?
+check "a missing scenario file exits 2" test "$rc" -eq 2
+"$build/fathom" simulate "$examples/fat-tree-a2a-64.yaml" --set cluster.fabric.spines=banana >/dev/null 2>&1; rc=$?
+check "a bad --set exits 2" test "$rc" -eq 2
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,20 @@
+// The fathom command's subcommands. Each capability registers its own; main() lists only
+// those that exist.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fathom::cli {
+
+// `fathom simulate SCENARIO`: runs a scenario and reports what happened.
+void add_simulate_command(CLI::App& app);
+// `fathom topology SCENARIO`: describes the cluster a scenario builds, its links and routes.
+void add_topology_command(CLI::App& app);
+
+// Exit codes shared by every subcommand.
+constexpr int kExitOk = 0;
+constexpr int kExitFailedExpectation = 1;  // the run worked, a go-live criterion failed
+constexpr int kExitBadInput = 2;           // the scenario, a flag or an input file is wrong
+constexpr int kExitInternal = 3;           // a model broke an engine rule: a bug in fathom
+
+}  // namespace fathom::cli

@@ -1,0 +1,23 @@
+#include "cli/scenario_run.hpp"
+
+#include "topologies/cluster.hpp"
+
+namespace fathom::cli {
+
+void add_scenario_options(CLI::App& command, ScenarioOptions& options) {
+  command.add_option("scenario", options.file, "scenario file (YAML)")->required()->check(CLI::ExistingFile);
+  command.add_option("--set", options.overrides, "override a scenario key: --set cluster.nodes=32 (repeatable)")
+      ->take_all();
+}
+
+PreparedTraffic prepare_traffic(const ScenarioOptions& options) {
+  PreparedTraffic p;
+  p.scenario = scenario::load_scenario(options.file, options.overrides);
+  p.topology = topo::build_cluster(p.scenario.cluster);
+  p.flows = scenario::traffic_flows(p.scenario, p.topology);
+  topo::Router router(p.topology);
+  p.routes = net::route_flows(p.topology, router, p.flows, p.scenario.seed);
+  return p;
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,35 @@
+// What `simulate` and `topology` share: loading a scenario with its --set overrides, and
+// building its topology and traffic flows with their routes.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/network/flow_transfer.hpp"
+#include "scenarios/scenario.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::cli {
+
+struct ScenarioOptions {
+  std::string file;
+  std::vector<std::string> overrides;  // --set key=value
+};
+
+// Registers SCENARIO and --set on a subcommand.
+void add_scenario_options(CLI::App& command, ScenarioOptions& options);
+
+struct PreparedTraffic {
+  scenario::Scenario scenario;
+  topo::Topology topology;
+  std::vector<net::FlowRequest> flows;
+  std::vector<net::RoutedFlow> routes;
+};
+
+// Loads, builds and routes. Throws scenario::ScenarioError for bad input.
+PreparedTraffic prepare_traffic(const ScenarioOptions& options);
+
+}  // namespace fathom::cli

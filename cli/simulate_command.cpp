@@ -1,0 +1,95 @@
+// `fathom simulate SCENARIO`: runs the scenario's workload and prints a report.
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "cli/csv_outputs.hpp"
+#include "cli/scenario_run.hpp"
+#include "scenarios/units.hpp"
+#include "sim/output/atomic_file.hpp"
+#include "sim/simulation.hpp"
+#include "sim/stats/histogram.hpp"
+
+namespace fathom::cli {
+
+namespace {
+
+struct SimulateOptions {
+  ScenarioOptions scenario;
+  std::string flows_out;
+  std::string links_out;
+};
+
+std::string ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  return buf;
+}
+
+void run_simulate(const SimulateOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  const PreparedTraffic p = prepare_traffic(o.scenario);
+  const net::TransferResult r = net::simulate_transfers(p.topology, p.flows, p.routes, p.scenario.seed);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  sim::ExactQuantiles fct;
+  double total_bytes = 0;
+  for (std::size_t i = 0; i < p.flows.size(); ++i) {
+    fct.add((r.flows[i].finish - p.flows[i].start).to_seconds());
+    total_bytes += p.flows[i].bytes;
+  }
+  std::size_t busiest = 0;
+  for (std::size_t l = 1; l < r.link_bytes.size(); ++l) {
+    if (r.link_bytes[l] / p.topology.link(static_cast<topo::LinkId>(l)).bytes_per_s >
+        r.link_bytes[busiest] / p.topology.link(static_cast<topo::LinkId>(busiest)).bytes_per_s) {
+      busiest = l;
+    }
+  }
+  const auto& s = p.topology.summary;
+  std::printf("scenario: %s (seed %llu)\n", p.scenario.file.c_str(), static_cast<unsigned long long>(p.scenario.seed));
+  std::printf("cluster:  %s; bisection %s\n", s.description.c_str(),
+              scenario::format_bytes_per_s(s.bisection_bytes_per_s).c_str());
+  std::printf("workload: traffic, %zu flows, %s in all\n", p.flows.size(),
+              scenario::format_bytes(static_cast<std::int64_t>(total_bytes)).c_str());
+  std::printf("\n");
+  if (!p.flows.empty()) {
+    std::printf("  makespan                 %s\n", ms(r.makespan.to_seconds()).c_str());
+    std::printf("  flow completion time     mean %s, p50 %s, p99 %s, max %s\n", ms(fct.mean()).c_str(),
+                ms(fct.p50()).c_str(), ms(fct.p99()).c_str(), ms(fct.max()).c_str());
+    if (r.makespan > sim::SimTime::zero()) {
+      std::printf("  aggregate throughput     %s over the makespan\n",
+                  scenario::format_bytes_per_s(total_bytes / r.makespan.to_seconds()).c_str());
+      const auto& l = p.topology.link(static_cast<topo::LinkId>(busiest));
+      std::printf("  busiest link             %s, %.1f%% utilised over the makespan\n", l.name.c_str(),
+                  100.0 * r.link_bytes[busiest] / (l.bytes_per_s * r.makespan.to_seconds()));
+    }
+  }
+  std::printf("  events                   %llu (max-min re-ratings %llu, flows re-rated %llu)\n",
+              static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.component_updates),
+              static_cast<unsigned long long>(r.flow_rerates));
+  std::printf("\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
+
+  if (!o.flows_out.empty()) {
+    sim::write_file_atomically(o.flows_out,
+                               [&](std::ostream& out) { write_flows_csv(out, p.topology, p.flows, r.flows); });
+  }
+  if (!o.links_out.empty()) {
+    sim::write_file_atomically(
+        o.links_out, [&](std::ostream& out) { write_link_usage_csv(out, p.topology, r.link_bytes, r.makespan); });
+  }
+  std::fprintf(stderr, "wall clock: %.3f s\n", wall_s);
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto options = std::make_shared<SimulateOptions>();
+  CLI::App* cmd = app.add_subcommand("simulate", "run a scenario and report what happened");
+  add_scenario_options(*cmd, options->scenario);
+  cmd->add_option("--flows-out", options->flows_out, "write per-flow results (CSV: id,src,dst,bytes,start_s,finish_s)");
+  cmd->add_option("--links-out", options->links_out, "write per-link bytes and utilisation (CSV)");
+  cmd->callback([options] { run_simulate(*options); });
+}
+
+}  // namespace fathom::cli

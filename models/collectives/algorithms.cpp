@@ -1,0 +1,574 @@
+#include "models/collectives/algorithms.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace fathom::coll {
+
+std::string_view to_string(Op op) {
+  switch (op) {
+    case Op::kAllReduce:
+      return "all_reduce";
+    case Op::kReduceScatter:
+      return "reduce_scatter";
+    case Op::kAllGather:
+      return "all_gather";
+    case Op::kBroadcast:
+      return "broadcast";
+    case Op::kReduce:
+      return "reduce";
+    case Op::kAllToAll:
+      return "all_to_all";
+    case Op::kSendRecv:
+      return "send_recv";
+  }
+  return "?";
+}
+
+std::string_view to_string(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kRing:
+      return "ring";
+    case Algorithm::kDirect:
+      return "direct";
+    case Algorithm::kHalvingDoubling:
+      return "halving_doubling";
+    case Algorithm::kDoubleBinaryTree:
+      return "double_binary_tree";
+    case Algorithm::kHierarchical:
+      return "hierarchical";
+    case Algorithm::kNvls:
+      return "nvls";
+    case Algorithm::kNvlsTree:
+      return "nvls_tree";
+  }
+  return "?";
+}
+
+namespace {
+
+using topo::VertexId;
+
+void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min_ranks = 1) {
+  const std::string where(what);
+  if (spec.ranks.size() < min_ranks) {
+    throw std::invalid_argument(where + ": needs at least " + std::to_string(min_ranks) + " ranks, got " +
+                                std::to_string(spec.ranks.size()));
+  }
+  std::unordered_set<VertexId> seen;
+  for (VertexId v : spec.ranks) {
+    if (!seen.insert(v).second)
+      throw std::invalid_argument(where + ": vertex " + std::to_string(v) + " is a rank twice");
+  }
+  if (spec.chunks < 1) throw std::invalid_argument(where + ": chunks must be >= 1, got " + std::to_string(spec.chunks));
+  if (!(spec.bytes >= 0) || !std::isfinite(spec.bytes)) {
+    throw std::invalid_argument(where + ": bytes must be finite and >= 0, got " + std::to_string(spec.bytes));
+  }
+  if (spec.alpha_ns < 0) throw std::invalid_argument(where + ": alpha_ns must be >= 0");
+  if (spec.root < 0 || static_cast<std::size_t>(spec.root) >= spec.ranks.size()) {
+    throw std::invalid_argument(where + ": root " + std::to_string(spec.root) + " is not a rank");
+  }
+}
+
+// Emits transfers and keeps each vertex's last send and last receive, so that a GPU's sends
+// (and its receives) go one at a time, in emission order.
+class Builder {
+ public:
+  explicit Builder(std::int64_t alpha_ns) : alpha_ns_(alpha_ns) {}
+
+  TransferIndex add(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after, bool serial_src = true,
+                    bool serial_dst = true) {
+    if (serial_src) {
+      if (auto it = last_send_.find(src); it != last_send_.end()) after.push_back(it->second);
+    }
+    if (serial_dst) {
+      if (auto it = last_recv_.find(dst); it != last_recv_.end()) after.push_back(it->second);
+    }
+    std::sort(after.begin(), after.end());
+    after.erase(std::unique(after.begin(), after.end()), after.end());
+    const TransferIndex i = dag_.add({src, dst, bytes, alpha_ns_, std::move(after)});
+    last_send_[src] = i;
+    last_recv_[dst] = i;
+    return i;
+  }
+
+  std::optional<TransferIndex> last_recv(VertexId v) const {
+    auto it = last_recv_.find(v);
+    return it == last_recv_.end() ? std::nullopt : std::optional<TransferIndex>(it->second);
+  }
+
+  TransferDag take() { return std::move(dag_); }
+
+ private:
+  std::int64_t alpha_ns_;
+  TransferDag dag_;
+  std::unordered_map<VertexId, TransferIndex> last_send_;
+  std::unordered_map<VertexId, TransferIndex> last_recv_;
+};
+
+// `steps` ring steps over `order` (rank i sends to rank i+1): each rank sends step_bytes per
+// step, in `chunks` pieces. Piece c of step k at rank i forwards what rank i received as piece
+// c of step k-1; step 0 waits for whatever rank i received last before this phase (the
+// previous phase's result).
+void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, double step_bytes, int chunks) {
+  const std::size_t n = order.size();
+  if (n < 2 || steps <= 0) return;
+  const double piece = step_bytes / chunks;
+  const auto c_count = static_cast<std::size_t>(chunks);
+  std::vector<std::optional<TransferIndex>> phase_start(n);
+  for (std::size_t i = 0; i < n; ++i) phase_start[i] = b.last_recv(order[i]);
+  // received[i * chunks + c]: the piece c rank i received in the previous step.
+  std::vector<TransferIndex> received(n * c_count), next(n * c_count);
+  for (int k = 0; k < steps; ++k) {
+    for (std::size_t c = 0; c < c_count; ++c) {
+      for (std::size_t i = 0; i < n; ++i) {
+        std::vector<TransferIndex> after;
+        if (k > 0) {
+          after.push_back(received[i * c_count + c]);
+        } else if (phase_start[i]) {
+          after.push_back(*phase_start[i]);
+        }
+        const std::size_t to = (i + 1) % n;
+        next[to * c_count + c] = b.add(order[i], order[to], piece, std::move(after));
+      }
+    }
+    std::swap(received, next);
+  }
+}
+
+// A pipelined chain order[0] -> order[1] -> ... : piece c moves on from a hop as soon as it arrived.
+void chain(Builder& b, const std::vector<VertexId>& order, double bytes, int chunks) {
+  if (order.size() < 2) return;
+  const double piece = bytes / chunks;
+  const std::optional<TransferIndex> start = b.last_recv(order[0]);
+  std::vector<TransferIndex> arrived(static_cast<std::size_t>(chunks));
+  for (std::size_t c = 0; c < arrived.size(); ++c) {
+    for (std::size_t j = 0; j + 1 < order.size(); ++j) {
+      std::vector<TransferIndex> after;
+      if (j > 0) {
+        after.push_back(arrived[c]);
+      } else if (start) {
+        after.push_back(*start);
+      }
+      arrived[c] = b.add(order[j], order[j + 1], piece, std::move(after));
+    }
+  }
+}
+
+std::vector<VertexId> rotated(const std::vector<VertexId>& ranks, std::size_t first) {
+  std::vector<VertexId> order;
+  for (std::size_t j = 0; j < ranks.size(); ++j) order.push_back(ranks[(first + j) % ranks.size()]);
+  return order;
+}
+
+// The NVSwitch plane a GPU hangs off (its NVLink peer).
+VertexId plane_of(const topo::Topology& topology, VertexId gpu) {
+  for (topo::LinkId l : topology.out_links(gpu)) {
+    const VertexId to = topology.link(l).to;
+    if (topology.vertex(to).kind == topo::VertexKind::kNvSwitch) return to;
+  }
+  throw std::invalid_argument("collective: " + topology.vertex(gpu).name + " has no NVLink to an NVSwitch plane");
+}
+
+// Ranks grouped by node in order of first appearance; every node must hold as many.
+std::vector<std::vector<VertexId>> by_node(const topo::Topology& topology, const std::vector<VertexId>& ranks,
+                                           std::string_view what) {
+  std::vector<std::vector<VertexId>> nodes;
+  std::map<std::int32_t, std::size_t> index;
+  for (VertexId v : ranks) {
+    auto [it, fresh] = index.try_emplace(topology.vertex(v).node, nodes.size());
+    if (fresh) nodes.emplace_back();
+    nodes[it->second].push_back(v);
+  }
+  for (const auto& n : nodes) {
+    if (n.size() != nodes[0].size()) {
+      throw std::invalid_argument(std::string(what) + ": every node must hold as many ranks (" +
+                                  std::to_string(nodes[0].size()) + " vs " + std::to_string(n.size()) + ")");
+    }
+  }
+  return nodes;
+}
+
+// Rail j: the j-th rank of every node.
+std::vector<std::vector<VertexId>> rails(const std::vector<std::vector<VertexId>>& nodes) {
+  std::vector<std::vector<VertexId>> out(nodes[0].size());
+  for (const auto& n : nodes) {
+    for (std::size_t j = 0; j < n.size(); ++j) out[j].push_back(n[j]);
+  }
+  return out;
+}
+
+// NVLS inside one plane: every GPU sends `up_bytes` into the switch, and once the switch holds
+// piece c from all of them it sends `down_bytes` / chunks of the result to each GPU. The
+// switch's links are separate, so only the GPU ends are serialised.
+void nvls_phase(Builder& b, const std::vector<VertexId>& gpus, VertexId plane, double up_bytes, double down_bytes,
+                int chunks) {
+  std::vector<std::optional<TransferIndex>> start(gpus.size());
+  for (std::size_t i = 0; i < gpus.size(); ++i) start[i] = b.last_recv(gpus[i]);
+  for (int c = 0; c < chunks; ++c) {
+    std::vector<TransferIndex> ups;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      std::vector<TransferIndex> after;
+      if (c == 0 && start[i]) after.push_back(*start[i]);
+      ups.push_back(b.add(gpus[i], plane, up_bytes / chunks, std::move(after), true, false));
+    }
+    for (VertexId g : gpus) b.add(plane, g, down_bytes / chunks, ups, false, true);
+  }
+}
+
+VertexId common_plane(const topo::Topology& topology, const std::vector<VertexId>& gpus, std::string_view what) {
+  const VertexId plane = plane_of(topology, gpus[0]);
+  for (VertexId g : gpus) {
+    if (plane_of(topology, g) != plane) {
+      throw std::invalid_argument(std::string(what) + ": " + topology.vertex(g).name +
+                                  " is not on the NVSwitch plane " + topology.vertex(plane).name);
+    }
+  }
+  if (!topology.vertex(plane).in_switch_reduction) {
+    throw std::invalid_argument(std::string(what) + ": " + topology.vertex(plane).name +
+                                " does not reduce in the switch (node.nvls is off)");
+  }
+  return plane;
+}
+
+}  // namespace
+
+TransferDag ring_all_reduce(const CollectiveSpec& spec) {
+  validate(spec, "ring all-reduce");
+  Builder b(spec.alpha_ns);
+  const int n = static_cast<int>(spec.ranks.size());
+  ring_phase(b, spec.ranks, 2 * (n - 1), spec.bytes / n, spec.chunks);
+  return b.take();
+}
+
+TransferDag ring_reduce_scatter(const CollectiveSpec& spec) {
+  validate(spec, "ring reduce-scatter");
+  Builder b(spec.alpha_ns);
+  const int n = static_cast<int>(spec.ranks.size());
+  ring_phase(b, spec.ranks, n - 1, spec.bytes / n, spec.chunks);
+  return b.take();
+}
+
+TransferDag ring_all_gather(const CollectiveSpec& spec) {
+  validate(spec, "ring all-gather");
+  Builder b(spec.alpha_ns);
+  const int n = static_cast<int>(spec.ranks.size());
+  ring_phase(b, spec.ranks, n - 1, spec.bytes / n, spec.chunks);
+  return b.take();
+}
+
+TransferDag ring_broadcast(const CollectiveSpec& spec) {
+  validate(spec, "ring broadcast");
+  Builder b(spec.alpha_ns);
+  chain(b, rotated(spec.ranks, static_cast<std::size_t>(spec.root)), spec.bytes, spec.chunks);
+  return b.take();
+}
+
+TransferDag ring_reduce(const CollectiveSpec& spec) {
+  validate(spec, "ring reduce");
+  Builder b(spec.alpha_ns);
+  chain(b, rotated(spec.ranks, static_cast<std::size_t>(spec.root) + 1), spec.bytes, spec.chunks);
+  return b.take();
+}
+
+TransferDag direct_all_to_all(const CollectiveSpec& spec) {
+  validate(spec, "direct all-to-all");
+  Builder b(spec.alpha_ns);
+  const std::size_t n = spec.ranks.size();
+  // Everything at once: a GPU's n-1 sends share its links max-min fairly.
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 1; k < n; ++k) {
+      b.add(spec.ranks[i], spec.ranks[(i + k) % n], spec.bytes / static_cast<double>(n), {}, false, false);
+    }
+  }
+  return b.take();
+}
+
+TransferDag send_recv(const CollectiveSpec& spec) {
+  validate(spec, "send/recv", 2);
+  if (spec.ranks.size() != 2) throw std::invalid_argument("send/recv: needs exactly 2 ranks (sender, receiver)");
+  Builder b(spec.alpha_ns);
+  b.add(spec.ranks[0], spec.ranks[1], spec.bytes, {});
+  return b.take();
+}
+
+TransferDag halving_doubling_all_reduce(const CollectiveSpec& spec) {
+  validate(spec, "halving-doubling all-reduce");
+  const std::size_t n = spec.ranks.size();
+  if (!std::has_single_bit(n)) {
+    throw std::invalid_argument("halving-doubling all-reduce: the group size must be a power of two, got " +
+                                std::to_string(n));
+  }
+  Builder b(spec.alpha_ns);
+  std::vector<std::size_t> distances;  // reduce-scatter by halving, then all-gather by doubling
+  for (std::size_t d = n / 2; d >= 1; d /= 2) distances.push_back(d);
+  for (std::size_t d = 1; d < n; d *= 2) distances.push_back(d);
+  for (std::size_t s = 0; s < distances.size(); ++s) {
+    const std::size_t d = distances[s];
+    // The segment exchanged is n / (2 d) of the buffer's n pieces: S/2, S/4, ... then back up.
+    const double bytes = spec.bytes * static_cast<double>(d) / static_cast<double>(n);
+    std::vector<std::optional<TransferIndex>> start(n);
+    for (std::size_t i = 0; i < n; ++i) start[i] = b.last_recv(spec.ranks[i]);
+    for (int c = 0; c < spec.chunks; ++c) {
+      for (std::size_t i = 0; i < n; ++i) {
+        std::vector<TransferIndex> after;
+        if (c == 0 && start[i]) after.push_back(*start[i]);
+        b.add(spec.ranks[i], spec.ranks[i ^ d], bytes / spec.chunks, std::move(after));
+      }
+    }
+  }
+  return b.take();
+}
+
+std::vector<std::vector<int>> double_binary_tree_parents(int n) {
+  std::vector<std::vector<int>> parent(2, std::vector<int>(static_cast<std::size_t>(std::max(n, 0)), -1));
+  // Tree 0: rank r != 0 hangs off (r without its lowest set bit) with the next bit set, or
+  // without it when that is out of range (NCCL's ncclGetBtree).
+  for (int r = 1; r < n; ++r) {
+    const int bit = r & -r;
+    int up = (r ^ bit) | (bit << 1);
+    if (up >= n) up = r ^ bit;
+    parent[0][static_cast<std::size_t>(r)] = up;
+  }
+  for (int r = 0; r < n; ++r) {
+    // Tree 1: mirror (even n) or shift (odd n) of tree 0, as NCCL's ncclGetDtree does.
+    const int as = n % 2 == 0 ? n - 1 - r : (r - 1 + n) % n;
+    const int p = parent[0][static_cast<std::size_t>(as)];
+    parent[1][static_cast<std::size_t>(r)] = p < 0 ? -1 : (n % 2 == 0 ? n - 1 - p : (p + 1) % n);
+  }
+  return parent;
+}
+
+TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
+  validate(spec, "double binary tree all-reduce");
+  const int n = static_cast<int>(spec.ranks.size());
+  Builder b(spec.alpha_ns);
+  if (n < 2) return b.take();
+  const auto parent = double_binary_tree_parents(n);
+  const auto un = static_cast<std::size_t>(n);
+  // Per tree: children, depth (root 0), height (leaves 0).
+  std::vector<std::vector<std::vector<int>>> children(2, std::vector<std::vector<int>>(un));
+  std::vector<std::vector<int>> depth(2, std::vector<int>(un, 0)), height(2, std::vector<int>(un, 0));
+  std::vector<int> root(2, 0), tree_height(2, 0);
+  for (std::size_t t = 0; t < 2; ++t) {
+    for (int r = 0; r < n; ++r) {
+      const int p = parent[t][static_cast<std::size_t>(r)];
+      if (p < 0) {
+        root[t] = r;
+      } else {
+        children[t][static_cast<std::size_t>(p)].push_back(r);
+      }
+    }
+    for (int r = 0; r < n; ++r) {
+      int d = 0;
+      for (int v = r; parent[t][static_cast<std::size_t>(v)] >= 0; v = parent[t][static_cast<std::size_t>(v)]) {
+        ++d;
+        auto& h = height[t][static_cast<std::size_t>(parent[t][static_cast<std::size_t>(v)])];
+        h = std::max(h, d);
+      }
+      depth[t][static_cast<std::size_t>(r)] = d;
+    }
+    tree_height[t] = height[t][static_cast<std::size_t>(root[t])];
+  }
+  // Emit in wavefront order: piece c leaves a rank of height h upwards at step c + h and reaches
+  // a rank of depth d downwards at step c + H + d - 1. Every dependency lies at an earlier step,
+  // so this order is topological, and it interleaves the trees and the pieces the way a
+  // pipelined implementation overlaps them.
+  struct Item {
+    int step;
+    int tree;
+    int down;
+    int chunk;
+    int rank;
+  };
+  std::vector<Item> items;
+  for (int t = 0; t < 2; ++t) {
+    for (int c = 0; c < spec.chunks; ++c) {
+      for (int r = 0; r < n; ++r) {
+        if (r == root[static_cast<std::size_t>(t)]) continue;
+        const auto tt = static_cast<std::size_t>(t);
+        const auto rr = static_cast<std::size_t>(r);
+        items.push_back({c + height[tt][rr], t, 0, c, r});
+        items.push_back({c + tree_height[tt] + depth[tt][rr] - 1, t, 1, c, r});
+      }
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b2) {
+    return std::tie(a.step, a.tree, a.down, a.chunk, a.rank) < std::tie(b2.step, b2.tree, b2.down, b2.chunk, b2.rank);
+  });
+  const auto chunks = static_cast<std::size_t>(spec.chunks);
+  // up[t][c * n + r]: rank r's send of piece c to its parent; down[...]: its receipt from the parent.
+  std::vector<std::vector<TransferIndex>> up(2, std::vector<TransferIndex>(chunks * un)),
+      down(2, std::vector<TransferIndex>(chunks * un));
+  const double piece = spec.bytes / 2 / spec.chunks;
+  for (const Item& it : items) {
+    const auto t = static_cast<std::size_t>(it.tree);
+    const auto r = static_cast<std::size_t>(it.rank);
+    const auto c = static_cast<std::size_t>(it.chunk);
+    const auto p = static_cast<std::size_t>(parent[t][r]);
+    std::vector<TransferIndex> after;
+    if (it.down == 0) {
+      for (int ch : children[t][r]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
+      up[t][c * un + r] = b.add(spec.ranks[r], spec.ranks[p], piece, std::move(after));
+    } else {
+      if (static_cast<int>(p) == root[t]) {
+        for (int ch : children[t][p]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
+      } else {
+        after.push_back(down[t][c * un + p]);
+      }
+      down[t][c * un + r] = b.add(spec.ranks[p], spec.ranks[r], piece, std::move(after));
+    }
+  }
+  return b.take();
+}
+
+TransferDag hierarchical_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
+  validate(spec, "hierarchical all-reduce");
+  const auto nodes = by_node(topology, spec.ranks, "hierarchical all-reduce");
+  const int g = static_cast<int>(nodes[0].size());
+  const int node_count = static_cast<int>(nodes.size());
+  Builder b(spec.alpha_ns);
+  for (const auto& n : nodes) ring_phase(b, n, g - 1, spec.bytes / g, spec.chunks);
+  // After the ring reduce-scatter each rail's ranks hold the same slice index: all-reduce it.
+  for (const auto& rail : rails(nodes)) {
+    ring_phase(b, rail, 2 * (node_count - 1), spec.bytes / g / node_count, spec.chunks);
+  }
+  for (const auto& n : nodes) ring_phase(b, n, g - 1, spec.bytes / g, spec.chunks);
+  return b.take();
+}
+
+TransferDag nvls_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
+  validate(spec, "NVLS all-reduce");
+  const VertexId plane = common_plane(topology, spec.ranks, "NVLS all-reduce");
+  Builder b(spec.alpha_ns);
+  nvls_phase(b, spec.ranks, plane, spec.bytes, spec.bytes, spec.chunks);
+  return b.take();
+}
+
+TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
+  validate(spec, "NVLS-tree all-reduce");
+  const auto nodes = by_node(topology, spec.ranks, "NVLS-tree all-reduce");
+  const double g = static_cast<double>(nodes[0].size());
+  const int node_count = static_cast<int>(nodes.size());
+  std::vector<VertexId> planes;
+  for (const auto& n : nodes) planes.push_back(common_plane(topology, n, "NVLS-tree all-reduce"));
+  Builder b(spec.alpha_ns);
+  // NVLS reduce-scatter: the switch returns slice j of the node's sum to its j-th GPU.
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    nvls_phase(b, nodes[k], planes[k], spec.bytes, spec.bytes / g, spec.chunks);
+  for (const auto& rail : rails(nodes)) {
+    ring_phase(b, rail, 2 * (node_count - 1), spec.bytes / g / node_count, spec.chunks);
+  }
+  // NVLS all-gather: each GPU puts its slice in, the switch multicasts the whole buffer.
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    nvls_phase(b, nodes[k], planes[k], spec.bytes / g, spec.bytes, spec.chunks);
+  return b.take();
+}
+
+TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec) {
+  switch (op) {
+    case Op::kAllReduce:
+      switch (algorithm) {
+        case Algorithm::kRing:
+          return ring_all_reduce(spec);
+        case Algorithm::kHalvingDoubling:
+          return halving_doubling_all_reduce(spec);
+        case Algorithm::kDoubleBinaryTree:
+          return double_binary_tree_all_reduce(spec);
+        case Algorithm::kHierarchical:
+          return hierarchical_all_reduce(topology, spec);
+        case Algorithm::kNvls:
+          return nvls_all_reduce(topology, spec);
+        case Algorithm::kNvlsTree:
+          return nvls_tree_all_reduce(topology, spec);
+        case Algorithm::kDirect:
+          break;
+      }
+      break;
+    case Op::kReduceScatter:
+      if (algorithm == Algorithm::kRing) return ring_reduce_scatter(spec);
+      break;
+    case Op::kAllGather:
+      if (algorithm == Algorithm::kRing) return ring_all_gather(spec);
+      break;
+    case Op::kBroadcast:
+      if (algorithm == Algorithm::kRing) return ring_broadcast(spec);
+      break;
+    case Op::kReduce:
+      if (algorithm == Algorithm::kRing) return ring_reduce(spec);
+      break;
+    case Op::kAllToAll:
+      if (algorithm == Algorithm::kDirect) return direct_all_to_all(spec);
+      break;
+    case Op::kSendRecv:
+      if (algorithm == Algorithm::kDirect) return send_recv(spec);
+      break;
+  }
+  throw std::invalid_argument("collective: no " + std::string(to_string(algorithm)) + " algorithm for " +
+                              std::string(to_string(op)));
+}
+
+GroupShape group_shape(const topo::Topology& topology, const std::vector<VertexId>& ranks) {
+  GroupShape shape;
+  shape.ranks = static_cast<int>(ranks.size());
+  std::map<std::int32_t, int> per_node;
+  std::optional<VertexId> first_plane;
+  shape.nvls = !ranks.empty();
+  shape.one_nvlink_domain = !ranks.empty();
+  for (VertexId v : ranks) {
+    ++per_node[topology.vertex(v).node];
+    std::optional<VertexId> plane;
+    for (topo::LinkId l : topology.out_links(v)) {
+      const VertexId to = topology.link(l).to;
+      if (topology.vertex(to).kind == topo::VertexKind::kNvSwitch) plane = to;
+    }
+    if (!plane || !topology.vertex(*plane).in_switch_reduction) shape.nvls = false;
+    if (!first_plane) first_plane = plane;
+    if (!plane || plane != first_plane) shape.one_nvlink_domain = false;
+  }
+  shape.nodes = static_cast<int>(per_node.size());
+  shape.ranks_per_node = per_node.empty() ? 0 : per_node.begin()->second;
+  for (const auto& [node, count] : per_node) {
+    if (count != shape.ranks_per_node) shape.ranks_per_node = 0;
+  }
+  return shape;
+}
+
+AlgorithmChoice choose_algorithm(Op op, double bytes, const GroupShape& shape) {
+  switch (op) {
+    case Op::kAllReduce:
+      if (shape.one_nvlink_domain) {
+        if (shape.nvls && shape.ranks > 1 && bytes >= kNvlsMinBytes) {
+          return {Algorithm::kNvls, "one NVLink domain with in-switch reduction, large message: NVLS"};
+        }
+        return {Algorithm::kRing, "one NVLink domain, small message or no NVLS: ring"};
+      }
+      if (bytes < kTreeMaxBytes) {
+        return {Algorithm::kDoubleBinaryTree, "across nodes, small message: double binary tree (log-depth latency)"};
+      }
+      if (shape.nvls && shape.ranks_per_node > 0) {
+        return {Algorithm::kNvlsTree, "across nodes with NVLS in every node, large message: NVLS-tree"};
+      }
+      return {Algorithm::kRing, "across nodes, large message: ring (bandwidth-optimal)"};
+    case Op::kReduceScatter:
+    case Op::kAllGather:
+    case Op::kBroadcast:
+    case Op::kReduce:
+      return {Algorithm::kRing, "ring (NCCL's only algorithm here without NVLS/CollNet)"};
+    case Op::kAllToAll:
+      return {Algorithm::kDirect, "all-to-all: every pair at once"};
+    case Op::kSendRecv:
+      return {Algorithm::kDirect, "point-to-point"};
+  }
+  return {Algorithm::kRing, "default"};
+}
+
+}  // namespace fathom::coll

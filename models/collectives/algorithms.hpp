@@ -1,0 +1,101 @@
+// Collective algorithms as transfer DAGs (transfer_dag.hpp), and an approximation of how
+// NCCL picks one.
+//
+// Every builder takes the group's GPU vertices in rank order and a message size, and emits
+// point-to-point transfers with the dependencies the algorithm has. Two rules hold for all
+// of them, because they make a DAG's time on an idle fabric equal its alpha-beta closed form
+// (alpha_beta.hpp) instead of depending on how max-min sharing splits a link:
+//   - a GPU sends one message at a time and receives one at a time, in the order the builder
+//     emits them (a GPU's sends wait on its previous send, its receives on its previous
+//     receive), except where the algorithm sends to many peers at once (direct all-to-all)
+//     or the peer is an NVSwitch (NVLS), whose links are separate;
+//   - with `chunks` = C > 1 every message of a step is cut into C pieces sent back to back, and
+//     a piece moves on as soon as it has arrived (pipelining); each piece pays alpha_ns.
+// Message sizes follow NCCL's conventions: `bytes` is the per-rank buffer of an all-reduce,
+// broadcast or reduce, the per-rank input of a reduce-scatter, the per-rank output of an
+// all-gather, and the per-rank send buffer of an all-to-all (bytes / n to each peer).
+// docs/collectives.md shows each DAG and its closed form.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "models/collectives/transfer_dag.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::coll {
+
+enum class Op { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll, kSendRecv };
+
+enum class Algorithm {
+  kRing,              // all-reduce, reduce-scatter, all-gather; broadcast and reduce as a pipelined chain
+  kDirect,            // all-to-all (everyone to everyone at once); send/recv
+  kHalvingDoubling,   // all-reduce, power-of-two groups (Rabenseifner)
+  kDoubleBinaryTree,  // all-reduce: two complementary binary trees, half the data each
+  kHierarchical,      // all-reduce: intra-node ring RS, per-rail inter-node ring AR, intra-node ring AG
+  kNvls,              // all-reduce inside one NVLink domain with in-switch reduction
+  kNvlsTree,          // all-reduce across nodes: NVLS RS in each node, per-rail ring AR, NVLS AG
+};
+
+std::string_view to_string(Op op);
+std::string_view to_string(Algorithm algorithm);
+
+struct CollectiveSpec {
+  std::vector<topo::VertexId> ranks;  // GPU vertices in rank order
+  double bytes = 0;                   // message size, see the header comment
+  int chunks = 1;                     // pipeline pieces per message (>= 1)
+  std::int64_t alpha_ns = 0;          // start delay of every transfer (software step cost)
+  int root = 0;                       // broadcast and reduce: root rank; send/recv: ranks[0] -> ranks[1]
+};
+
+// Builders. Each validates the spec (at least one rank, no rank twice, chunks >= 1,
+// bytes >= 0, a valid root) and throws std::invalid_argument naming what is wrong.
+TransferDag ring_all_reduce(const CollectiveSpec& spec);
+TransferDag ring_reduce_scatter(const CollectiveSpec& spec);
+TransferDag ring_all_gather(const CollectiveSpec& spec);
+TransferDag ring_broadcast(const CollectiveSpec& spec);  // chain root, root+1, ..., root-1
+TransferDag ring_reduce(const CollectiveSpec& spec);     // chain root+1, root+2, ..., root
+TransferDag direct_all_to_all(const CollectiveSpec& spec);
+TransferDag send_recv(const CollectiveSpec& spec);                    // one transfer of `bytes` (chunks ignored)
+TransferDag halving_doubling_all_reduce(const CollectiveSpec& spec);  // needs n a power of two
+TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec);
+// These read the topology: ranks grouped by node (Vertex::node, equal GPUs per node, rail =
+// position within the node), and the NVSwitch plane of each GPU.
+TransferDag hierarchical_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
+TransferDag nvls_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
+TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
+
+// Dispatch; throws std::invalid_argument for a pair the library does not implement.
+TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec);
+
+// The double binary tree's two trees: parent[t][r] is rank r's parent in tree t (-1 at the
+// root). Tree 0 is NCCL's bit-based binary tree rooted at rank 0; tree 1 is its mirror
+// (r -> n-1-r) for even n and its shift by one for odd n, so most ranks that are interior in
+// one tree are leaves in the other.
+std::vector<std::vector<int>> double_binary_tree_parents(int n);
+
+// How the group sits on the machine.
+struct GroupShape {
+  int ranks = 0;
+  int nodes = 0;                   // distinct Vertex::node values
+  int ranks_per_node = 0;          // 0 when nodes hold different numbers of ranks
+  bool nvls = false;               // every rank's NVSwitch plane reduces in the switch
+  bool one_nvlink_domain = false;  // all ranks on one NVSwitch plane
+};
+GroupShape group_shape(const topo::Topology& topology, const std::vector<topo::VertexId>& ranks);
+
+struct AlgorithmChoice {
+  Algorithm algorithm = Algorithm::kRing;
+  std::string_view reason;  // one line for reports
+};
+
+// An approximation of NCCL's tuner (no protocol choice, fixed thresholds; see
+// docs/collectives.md): NVLS for all-reduce inside an NVLS domain from kNvlsMinBytes up,
+// the double binary tree for all-reduce across nodes below kTreeMaxBytes, NVLS-tree above it
+// on NVLS hardware, the ring otherwise; direct all-to-all and send/recv; rings for the rest.
+constexpr double kNvlsMinBytes = 256.0 * 1024;
+constexpr double kTreeMaxBytes = 4.0 * 1024 * 1024;
+AlgorithmChoice choose_algorithm(Op op, double bytes, const GroupShape& shape);
+
+}  // namespace fathom::coll

@@ -1,0 +1,55 @@
+// Alpha-beta closed forms: what each collective algorithm (algorithms.hpp) costs on a fabric
+// where nothing else runs.
+//
+// A transfer of m bytes from a to b costs d(a, b, m) = alpha + lat(a, b) + m / B(a, b): the
+// per-step software cost alpha (CollectiveSpec::alpha_ns), the route's latency (sum of its
+// links' latencies) and the bytes at the route's bottleneck bandwidth (its slowest link).
+// Each algorithm's formula (docs/collectives.md derives them) combines these per step; the
+// simulated DAG must reproduce it whenever the algorithm's own flows do not share a link,
+// which is what tests/collectives/ checks. Routes are those of the Router with ECMP hash 0:
+// in the symmetric Clos fabrics fathom builds every equal-cost path has the same latency and
+// bottleneck, so the choice does not change d.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "models/collectives/algorithms.hpp"
+#include "models/collectives/transfer_dag.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::coll {
+
+struct PathCost {
+  std::int64_t latency_ns = 0;                                   // sum over the route's links
+  double bytes_per_s = std::numeric_limits<double>::infinity();  // slowest link (infinite for an empty route)
+};
+
+PathCost path_cost(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                   std::uint64_t flow_hash = 0);
+
+// d = alpha + latency + bytes / bandwidth, in seconds.
+double transfer_seconds(const PathCost& path, double bytes, std::int64_t alpha_ns);
+
+// The closed form of (op, algorithm) for `spec` on `topology`. `seed` matters only for the
+// direct all-to-all, whose formula reads the link loads of the routes the simulation uses.
+// For the double binary tree the "closed form" is the DAG's critical path (below): its two
+// pipelined trees interleave in a way no short formula captures. Throws like
+// build_collective() for an unsupported pair.
+double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
+                          const CollectiveSpec& spec, std::uint64_t seed = 0);
+
+// The longest path through the DAG when every transfer costs its uncontended d (routes with
+// the ECMP hash of (seed, index), as run_dag() uses). A lower bound on run_dag()'s makespan
+// (up to its rounding of each transfer up to whole ns), equal to it when no two of the DAG's
+// transfers share a link at the same time.
+double critical_path_seconds(const TransferDag& dag, const topo::Topology& topology, topo::Router& router,
+                             std::uint64_t seed);
+
+// NCCL's bus bandwidth: algorithm bandwidth bytes / seconds times the factor that makes it
+// comparable to a link's speed (all-reduce 2(n-1)/n; reduce-scatter, all-gather and
+// all-to-all (n-1)/n; broadcast, reduce and send/recv 1).
+double bus_bandwidth_bytes_per_s(Op op, int ranks, double bytes, double seconds);
+
+}  // namespace fathom::coll

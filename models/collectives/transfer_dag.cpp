@@ -1,0 +1,165 @@
+#include "models/collectives/transfer_dag.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "sim/context.hpp"
+#include "sim/simulation.hpp"
+
+namespace fathom::coll {
+
+namespace {
+constexpr sim::EventKind kActivate = 1;
+constexpr sim::EventKind kSettle = 2;
+// Settling runs after every activation of its instant, as in net::NetworkLp.
+constexpr std::uint8_t kSettlePriority = 255;
+
+std::vector<net::LinkCapacity> capacities(const topo::Topology& topology) {
+  std::vector<net::LinkCapacity> caps;
+  caps.reserve(topology.links().size());
+  for (const auto& l : topology.links()) caps.push_back({l.bytes_per_s});
+  return caps;
+}
+}  // namespace
+
+TransferIndex TransferDag::add(Transfer transfer) {
+  const auto index = static_cast<TransferIndex>(transfers_.size());
+  const std::string what = "TransferDag::add: transfer " + std::to_string(index);
+  if (!(transfer.bytes >= 0) || !std::isfinite(transfer.bytes)) {
+    throw std::invalid_argument(what + " has " + std::to_string(transfer.bytes) +
+                                " bytes; bytes must be finite and non-negative");
+  }
+  if (transfer.alpha_ns < 0) {
+    throw std::invalid_argument(what + " has a negative alpha of " + std::to_string(transfer.alpha_ns) + " ns");
+  }
+  for (TransferIndex p : transfer.after) {
+    if (p >= index) {
+      throw std::invalid_argument(what + " waits on transfer " + std::to_string(p) +
+                                  "; predecessors must be earlier transfers");
+    }
+  }
+  transfers_.push_back(std::move(transfer));
+  return index;
+}
+
+double TransferDag::total_bytes() const {
+  double sum = 0;
+  for (const auto& t : transfers_) sum += t.bytes;
+  return sum;
+}
+
+std::vector<net::RoutedFlow> route_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
+                                       std::uint64_t seed) {
+  std::vector<net::RoutedFlow> routed(dag.size());
+  for (std::size_t i = 0; i < dag.size(); ++i) {
+    const auto& route = router.route(dag[static_cast<TransferIndex>(i)].src, dag[static_cast<TransferIndex>(i)].dst,
+                                     net::flow_hash(seed, i));
+    routed[i].route.assign(route.begin(), route.end());
+    std::int64_t latency_ns = 0;
+    for (net::LinkId l : route) latency_ns += topology.link(l).latency_ns;
+    routed[i].latency = sim::SimTime::from_ns(latency_ns);
+  }
+  return routed;
+}
+
+DagLp::DagLp(const topo::Topology& topology, const TransferDag& dag, const std::vector<net::RoutedFlow>& routes)
+    : dag_(dag), routes_(routes), network_(capacities(topology)), timings_(dag.size()), unfinished_(dag.size()) {
+  if (routes.size() != dag.size()) throw std::invalid_argument("DagLp: one route per transfer is needed");
+  const std::size_t n = dag.size();
+  succ_begin_.assign(n + 1, 0);
+  waiting_on_.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& after = dag.transfers()[i].after;
+    waiting_on_[i] = static_cast<std::uint32_t>(after.size());
+    for (TransferIndex p : after) ++succ_begin_[p + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
+  succ_.resize(succ_begin_[n]);
+  std::vector<std::uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (TransferIndex p : dag.transfers()[i].after) succ_[fill[p]++] = static_cast<TransferIndex>(i);
+  }
+}
+
+void DagLp::on_start(sim::Context& ctx) {
+  for (std::size_t i = 0; i < dag_.size(); ++i) {
+    if (waiting_on_[i] == 0) release(static_cast<TransferIndex>(i), ctx);
+  }
+}
+
+void DagLp::release(TransferIndex i, sim::Context& ctx) {
+  const sim::SimTime delay = sim::SimTime::from_ns(dag_[i].alpha_ns) + routes_[i].latency;
+  timings_[i].released = ctx.now();
+  timings_[i].activated = ctx.now() + delay;
+  if (delay == sim::SimTime::zero()) {
+    start(i, ctx.now());
+    request_settle(ctx, ctx.now());
+  } else {
+    ctx.send(ctx.self(), delay, kActivate, sim::Payload::of(static_cast<std::uint64_t>(i)));
+  }
+}
+
+void DagLp::start(TransferIndex i, sim::SimTime now) {
+  const net::FlowId f = network_.add_flow(routes_[i].route, dag_[i].bytes, now);
+  if (f >= transfer_of_flow_.size()) transfer_of_flow_.resize(f + 1);
+  transfer_of_flow_[f] = i;
+}
+
+void DagLp::on_event(const sim::Event& event, sim::Context& ctx) {
+  if (event.kind == kActivate) {
+    start(static_cast<TransferIndex>(event.payload.as<std::uint64_t>()), ctx.now());
+    request_settle(ctx, ctx.now());
+  } else if (event.kind == kSettle && event.payload.as<std::uint64_t>() == settle_generation_) {
+    settle(ctx);
+  }
+}
+
+void DagLp::request_settle(sim::Context& ctx, sim::SimTime at) {
+  if (settle_at_ == at) return;
+  ++settle_generation_;  // any settle scheduled earlier is now stale
+  settle_at_ = at;
+  ctx.send(ctx.self(), at - ctx.now(), kSettle, sim::Payload::of(settle_generation_), kSettlePriority);
+}
+
+void DagLp::settle(sim::Context& ctx) {
+  // Successors released here with no delay start inside this loop, so settle_at_ must
+  // still say "now" while it runs: they need no second settle at this instant.
+  const sim::SimTime now = ctx.now();
+  net::FlowId done;
+  do {
+    while (network_.pop_completed(now, done)) {
+      const TransferIndex i = transfer_of_flow_[done];
+      timings_[i].finish = now;
+      --unfinished_;
+      for (std::uint32_t k = succ_begin_[i]; k < succ_begin_[i + 1]; ++k) {
+        if (--waiting_on_[succ_[k]] == 0) release(succ_[k], ctx);
+      }
+    }
+    network_.update(now);
+  } while (network_.next_completion() <= now);
+  settle_at_ = sim::SimTime::max();
+  const sim::SimTime next = network_.next_completion();
+  if (next != sim::SimTime::max()) request_settle(ctx, next);
+}
+
+DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed) {
+  const std::vector<net::RoutedFlow> routes = route_dag(topology, router, dag, seed);
+  sim::Simulation simulation(seed);
+  const sim::LpId id = simulation.add(std::make_unique<DagLp>(topology, dag, routes));
+  const sim::RunResult run = simulation.run({});
+  const auto& lp = dynamic_cast<const DagLp&>(simulation.lp(id));
+  if (lp.unfinished() != 0) {
+    throw std::logic_error("run_dag: " + std::to_string(lp.unfinished()) + " transfers never finished");
+  }
+  DagResult result;
+  result.transfers = lp.timings();
+  for (const auto& t : result.transfers) result.makespan = std::max(result.makespan, t.finish);
+  result.fingerprint = run.fingerprint;
+  result.events = run.committed;
+  return result;
+}
+
+}  // namespace fathom::coll

@@ -1,0 +1,114 @@
+// TransferDag: a collective as a directed acyclic graph of point-to-point transfers, and
+// the executor that runs one on the engine over the flow-level network.
+//
+// A transfer moves `bytes` from one topology vertex to another. It is released when all
+// its predecessors have finished; it then waits its own start delay (alpha_ns: the
+// software cost of posting a step) plus its route's latency, and then shares bandwidth
+// max-min fairly with every other active flow (models/network/flow_network.hpp) until its
+// last byte arrives. A zero-byte transfer is a pure latency/synchronisation edge.
+//
+// Predecessors must have smaller indices than the transfer that waits on them, so a DAG
+// is acyclic by construction and its insertion order is a topological order (the alpha-beta
+// critical path in alpha_beta.hpp walks it once, in that order).
+//
+// DagLp drives the FlowNetwork like net::NetworkLp does: every change of an instant is
+// applied first, then one "settle" event at priority 255 re-rates the network, pops the
+// completions and releases their successors. A successor with no delay at all starts inside
+// the same settle, so a chain of zero-delay transfers costs no extra events.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/network/flow_network.hpp"
+#include "models/network/flow_transfer.hpp"
+#include "sim/logical_process.hpp"
+#include "sim/time.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::coll {
+
+using TransferIndex = std::uint32_t;
+
+struct Transfer {
+  topo::VertexId src = 0;
+  topo::VertexId dst = 0;
+  double bytes = 0;
+  std::int64_t alpha_ns = 0;         // extra start delay once released
+  std::vector<TransferIndex> after;  // predecessors: all must finish before this is released
+};
+
+class TransferDag {
+ public:
+  // Appends a transfer and returns its index. Throws std::invalid_argument for negative or
+  // non-finite bytes, a negative alpha, or a predecessor that is not an earlier transfer.
+  TransferIndex add(Transfer transfer);
+
+  const std::vector<Transfer>& transfers() const { return transfers_; }
+  const Transfer& operator[](TransferIndex i) const { return transfers_.at(i); }
+  std::size_t size() const { return transfers_.size(); }
+  bool empty() const { return transfers_.empty(); }
+  // Sum of the bytes of every transfer (what the fabric carries, counted once per transfer).
+  double total_bytes() const;
+
+ private:
+  std::vector<Transfer> transfers_;
+};
+
+// The ECMP hash of transfer i: the same function of (seed, index) as net::flow_hash, so a
+// DAG's routes are reproducible from the seed alone.
+std::vector<net::RoutedFlow> route_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
+                                       std::uint64_t seed);
+
+struct TransferTiming {
+  sim::SimTime released;   // last predecessor's finish (0 for a transfer with none)
+  sim::SimTime activated;  // released + alpha + route latency: bytes start moving
+  sim::SimTime finish;     // last byte delivered
+};
+
+struct DagResult {
+  std::vector<TransferTiming> transfers;  // in DAG order
+  sim::SimTime makespan;                  // last finish (0 for an empty DAG)
+  std::uint64_t fingerprint = 0;
+  std::uint64_t events = 0;
+};
+
+class DagLp final : public sim::LogicalProcess {
+ public:
+  // The DAG and routes must outlive the LP; routes[i] is transfer i's route.
+  DagLp(const topo::Topology& topology, const TransferDag& dag, const std::vector<net::RoutedFlow>& routes);
+
+  void on_start(sim::Context& ctx) override;
+  void on_event(const sim::Event& event, sim::Context& ctx) override;
+
+  const std::vector<TransferTiming>& timings() const { return timings_; }
+  const net::FlowNetwork& network() const { return network_; }
+  // Transfers not finished (non-zero after a run means the run was cut short).
+  std::size_t unfinished() const { return unfinished_; }
+
+ private:
+  void release(TransferIndex i, sim::Context& ctx);
+  void start(TransferIndex i, sim::SimTime now);
+  void request_settle(sim::Context& ctx, sim::SimTime at);
+  void settle(sim::Context& ctx);
+
+  const TransferDag& dag_;
+  const std::vector<net::RoutedFlow>& routes_;
+  net::FlowNetwork network_;
+  // Successors in compressed form: successors of i are succ_[succ_begin_[i] .. succ_begin_[i + 1]).
+  std::vector<std::uint32_t> succ_begin_;
+  std::vector<TransferIndex> succ_;
+  std::vector<std::uint32_t> waiting_on_;        // predecessors not yet finished
+  std::vector<TransferIndex> transfer_of_flow_;  // FlowNetwork slot -> transfer
+  std::vector<TransferTiming> timings_;
+  std::size_t unfinished_ = 0;
+  std::uint64_t settle_generation_ = 0;  // only the latest scheduled settle acts
+  sim::SimTime settle_at_ = sim::SimTime::max();
+};
+
+// Runs `dag` over `topology` (routes from `router`, ECMP hash of (seed, index)) and returns
+// every transfer's times and the makespan.
+DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed);
+
+}  // namespace fathom::coll

@@ -1,0 +1,129 @@
+// FlowNetwork: flow-level bandwidth sharing over directed links, max-min fair.
+//
+// The model is SimGrid's CM02 without its TCP factors. A flow crosses a route of links;
+// while active it moves its bytes at a rate shared max-min fairly (plain, unweighted
+// progressive filling) among all active flows on each link, and rates are recomputed
+// whenever a flow becomes active or finishes. (The latency wait before a flow becomes
+// active is the caller's: see network_lp.hpp.)
+//
+// Recompute only what changed: a change marks the links it touches, and update() re-rates
+// only the connected component of links and flows reachable from them (two flows are
+// connected when they share a link). Event times are integer ns; remaining bytes are
+// doubles. Predicted completions sit in a heap with lazy invalidation (each re-rating bumps
+// the flow's version, stale entries are skipped). Flow slots, route vectors, the heap and
+// the work lists keep their capacity, so steady state allocates nothing per flow.
+//
+// This class knows nothing of the engine; it is driven by NetworkLp and by tests.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+#include "sim/time.hpp"
+
+namespace fathom::net {
+
+using LinkId = std::uint32_t;
+using FlowId = std::uint32_t;
+
+struct LinkCapacity {
+  double bytes_per_s = 0;
+};
+
+class FlowNetwork {
+ public:
+  explicit FlowNetwork(std::vector<LinkCapacity> links);
+
+  // Starts sharing bandwidth at `now`. The route must name existing links; an empty route
+  // (source and destination are one endpoint) or zero bytes completes at `now`. Rates of
+  // the flows it meets change at the next update().
+  FlowId add_flow(std::span<const LinkId> route, double bytes, sim::SimTime now);
+
+  // Re-rates every flow in the components touched since the last update, after crediting
+  // each its progress up to `now` at its old rate. Call once per instant, after all the
+  // additions and completions of that instant.
+  void update(sim::SimTime now);
+
+  // The earliest predicted completion of an active flow (SimTime::max() when none). Valid
+  // after update().
+  sim::SimTime next_completion();
+  // Removes and returns one flow whose predicted completion is at or before `now`; returns
+  // false when there is none. The flow's slot may be reused by a later add_flow().
+  bool pop_completed(sim::SimTime now, FlowId& flow);
+
+  std::size_t active_flows() const { return active_; }
+  double rate_bytes_per_s(FlowId f) const { return flows_.at(f).rate; }
+  double remaining_bytes(FlowId f) const { return flows_.at(f).remaining; }
+
+  // Per link: bytes carried so far (credited at every update) and the capacity.
+  double link_bytes(LinkId l) const { return links_.at(l).bytes_carried; }
+  double link_capacity(LinkId l) const { return links_.at(l).capacity; }
+  std::size_t link_count() const { return links_.size(); }
+  // Current total rate on a link (<= capacity), for utilisation samples.
+  double link_load_bytes_per_s(LinkId l) const;
+
+  // Work counters, for benchmarks: components re-rated, flows re-rated.
+  std::uint64_t updates() const { return updates_; }
+  std::uint64_t flow_rerates() const { return flow_rerates_; }
+
+ private:
+  struct FlowSlot {
+    std::vector<LinkId> route;
+    std::vector<std::uint32_t> position;  // index of this flow in each route link's list
+    double remaining = 0;
+    double rate = 0;
+    sim::SimTime last_update;
+    sim::SimTime finish = sim::SimTime::max();
+    std::uint32_t version = 0;
+    std::uint32_t mark = 0;  // component epoch
+    bool active = false;
+    bool frozen = false;
+  };
+  struct LinkSlot {
+    double capacity = 0;
+    double bytes_carried = 0;
+    std::vector<std::pair<FlowId, std::uint32_t>> flows;  // (flow, hop index in its route)
+    std::uint32_t mark = 0;                               // component epoch
+    bool dirty = false;
+    double cap_left = 0;  // progressive filling scratch
+    std::uint32_t unfrozen = 0;
+    std::uint32_t version = 0;
+    std::uint64_t touched_round = 0;  // the freezing round that last put it in touched_
+  };
+  struct Completion {
+    sim::SimTime time;
+    FlowId flow;
+    std::uint32_t version;
+  };
+  struct Share {
+    double share;
+    LinkId link;
+    std::uint32_t version;
+  };
+
+  void mark_dirty(LinkId l);
+  void detach(FlowId f);
+  void rerate_component(LinkId seed, sim::SimTime now);
+  void credit(FlowSlot& flow, sim::SimTime now);
+  void predict(FlowId f, sim::SimTime now);
+
+  std::vector<LinkSlot> links_;
+  std::vector<FlowSlot> flows_;
+  std::vector<FlowId> free_flows_;
+  std::vector<LinkId> dirty_links_;
+  std::vector<Completion> completions_;  // min-heap on (time, flow)
+  std::size_t active_ = 0;
+  std::uint32_t epoch_ = 0;
+  // Scratch reused by every re-rating.
+  std::vector<LinkId> comp_links_;
+  std::vector<FlowId> comp_flows_;
+  std::vector<Share> shares_;
+  std::vector<LinkId> touched_;  // links whose share a freezing round changed
+  std::uint64_t round_ = 0;
+  std::uint64_t updates_ = 0;
+  std::uint64_t flow_rerates_ = 0;
+};
+
+}  // namespace fathom::net

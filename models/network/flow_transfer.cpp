@@ -1,0 +1,110 @@
+#include "models/network/flow_transfer.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "sim/context.hpp"
+#include "sim/hash.hpp"
+
+namespace fathom::net {
+
+namespace {
+constexpr sim::EventKind kActivate = 1;
+constexpr sim::EventKind kSettle = 2;
+// Settling runs after every activation and completion of its instant.
+constexpr std::uint8_t kSettlePriority = 255;
+
+std::vector<LinkCapacity> capacities(const topo::Topology& topology) {
+  std::vector<LinkCapacity> caps;
+  caps.reserve(topology.links().size());
+  for (const auto& l : topology.links()) caps.push_back({l.bytes_per_s});
+  return caps;
+}
+}  // namespace
+
+std::uint64_t flow_hash(std::uint64_t seed, std::uint64_t flow_id) {
+  return sim::hash_combine(sim::mix64(seed), flow_id);
+}
+
+std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,
+                                    const std::vector<FlowRequest>& flows, std::uint64_t seed) {
+  std::vector<RoutedFlow> routed(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const auto& route = router.route(flows[i].src, flows[i].dst, flow_hash(seed, flows[i].id));
+    routed[i].route.assign(route.begin(), route.end());
+    std::int64_t latency_ns = 0;
+    for (LinkId l : route) latency_ns += topology.link(l).latency_ns;
+    routed[i].latency = sim::SimTime::from_ns(latency_ns);
+  }
+  return routed;
+}
+
+NetworkLp::NetworkLp(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
+                     const std::vector<RoutedFlow>& routes)
+    : flows_(flows), routes_(routes), network_(capacities(topology)), outcomes_(flows.size()) {
+  if (routes.size() != flows.size()) throw std::invalid_argument("NetworkLp: one route per flow is needed");
+}
+
+void NetworkLp::on_start(sim::Context& ctx) {
+  for (std::size_t i = 0; i < flows_.size(); ++i) {
+    if (flows_[i].start < sim::SimTime::zero()) {
+      throw std::invalid_argument("flow " + std::to_string(flows_[i].id) + " starts before time 0");
+    }
+    const sim::SimTime at = flows_[i].start + routes_[i].latency;
+    outcomes_[i].activated = at;
+    ctx.send(ctx.self(), at, kActivate, sim::Payload::of(static_cast<std::uint64_t>(i)));
+  }
+}
+
+void NetworkLp::on_event(const sim::Event& event, sim::Context& ctx) {
+  if (event.kind == kActivate) {
+    const auto i = event.payload.as<std::uint64_t>();
+    const FlowId f = network_.add_flow(routes_[i].route, flows_[i].bytes, ctx.now());
+    if (f >= request_of_flow_.size()) request_of_flow_.resize(f + 1);
+    request_of_flow_[f] = static_cast<std::uint32_t>(i);
+    request_settle(ctx, ctx.now());
+  } else if (event.kind == kSettle && event.payload.as<std::uint64_t>() == settle_generation_) {
+    settle(ctx);
+  }
+}
+
+void NetworkLp::request_settle(sim::Context& ctx, sim::SimTime at) {
+  if (settle_at_ == at) return;
+  ++settle_generation_;  // any settle scheduled earlier is now stale
+  settle_at_ = at;
+  ctx.send(ctx.self(), at - ctx.now(), kSettle, sim::Payload::of(settle_generation_), kSettlePriority);
+}
+
+void NetworkLp::settle(sim::Context& ctx) {
+  settle_at_ = sim::SimTime::max();
+  const sim::SimTime now = ctx.now();
+  FlowId done;
+  do {
+    while (network_.pop_completed(now, done)) outcomes_[request_of_flow_[done]].finish = now;
+    network_.update(now);
+  } while (network_.next_completion() <= now);
+  const sim::SimTime next = network_.next_completion();
+  if (next != sim::SimTime::max()) request_settle(ctx, next);
+}
+
+TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
+                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed) {
+  sim::Simulation simulation(seed);
+  const sim::LpId id = simulation.add(std::make_unique<NetworkLp>(topology, flows, routes));
+  const sim::RunResult run = simulation.run({});
+  const auto& lp = dynamic_cast<const NetworkLp&>(simulation.lp(id));
+  TransferResult result;
+  result.flows = lp.outcomes();
+  for (std::size_t l = 0; l < lp.network().link_count(); ++l) {
+    result.link_bytes.push_back(lp.network().link_bytes(static_cast<LinkId>(l)));
+  }
+  for (const auto& o : result.flows) result.makespan = std::max(result.makespan, o.finish);
+  result.fingerprint = run.fingerprint;
+  result.events = run.committed;
+  result.component_updates = lp.network().updates();
+  result.flow_rerates = lp.network().flow_rerates();
+  return result;
+}
+
+}  // namespace fathom::net

@@ -1,0 +1,85 @@
+// Running a set of flows through the flow-level network on the engine.
+//
+// FlowRequest is a transfer between two endpoints of a Topology. route_flows() picks each
+// flow's route once (ECMP hash of the scenario seed and the flow id), so `fathom topology
+// --routes` and `fathom simulate` report the same paths. NetworkLp is the logical process
+// that owns the FlowNetwork: each flow waits its route's latency (the sum of its links'),
+// then shares bandwidth max-min fairly until its last byte arrives. All changes at one
+// instant are applied together, then rates are recomputed once: a "settle" event at the
+// lowest priority of that instant does it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/network/flow_network.hpp"
+#include "sim/logical_process.hpp"
+#include "sim/simulation.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::net {
+
+struct FlowRequest {
+  std::uint64_t id = 0;
+  topo::VertexId src = 0;
+  topo::VertexId dst = 0;
+  double bytes = 0;
+  sim::SimTime start;
+};
+
+struct RoutedFlow {
+  std::vector<LinkId> route;
+  sim::SimTime latency;  // sum of the route's link latencies
+};
+
+// The ECMP hash of a flow: a function of the seed and the flow's id only.
+std::uint64_t flow_hash(std::uint64_t seed, std::uint64_t flow_id);
+
+std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,
+                                    const std::vector<FlowRequest>& flows, std::uint64_t seed);
+
+struct FlowOutcome {
+  sim::SimTime activated;  // start + route latency
+  sim::SimTime finish;
+};
+
+struct TransferResult {
+  std::vector<FlowOutcome> flows;  // in request order
+  std::vector<double> link_bytes;  // bytes carried per link
+  sim::SimTime makespan;           // last finish
+  std::uint64_t fingerprint = 0;
+  std::uint64_t events = 0;
+  std::uint64_t component_updates = 0;  // max-min re-ratings
+  std::uint64_t flow_rerates = 0;       // flows re-rated, summed over re-ratings
+};
+
+class NetworkLp final : public sim::LogicalProcess {
+ public:
+  NetworkLp(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
+            const std::vector<RoutedFlow>& routes);
+
+  void on_start(sim::Context& ctx) override;
+  void on_event(const sim::Event& event, sim::Context& ctx) override;
+
+  const std::vector<FlowOutcome>& outcomes() const { return outcomes_; }
+  const FlowNetwork& network() const { return network_; }
+
+ private:
+  void request_settle(sim::Context& ctx, sim::SimTime at);
+  void settle(sim::Context& ctx);
+
+  const std::vector<FlowRequest>& flows_;
+  const std::vector<RoutedFlow>& routes_;
+  FlowNetwork network_;
+  std::vector<std::uint32_t> request_of_flow_;  // FlowNetwork slot -> request index
+  std::vector<FlowOutcome> outcomes_;
+  std::uint64_t settle_generation_ = 0;  // only the latest scheduled settle acts
+  sim::SimTime settle_at_ = sim::SimTime::max();
+};
+
+// Simulates `flows` over `topology` and returns when the last one has finished.
+TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
+                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed);
+
+}  // namespace fathom::net

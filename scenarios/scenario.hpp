@@ -1,0 +1,63 @@
+// Scenario: one YAML file describing a cluster and what runs on it, loaded into plain
+// structs. The loader converts units once, rejects unknown keys with a "did you mean",
+// and checks the cluster by laying out its fabric, so that every mistake is reported as a
+// ScenarioError at its file:line:column before anything is simulated.
+//
+// Sections (docs/scenarios.md lists every key with its unit and default):
+//   seed      the run's random seed (default 1)
+//   cluster   nodes, node (GPUs, NICs, NVLink, PCIe) and fabric (fat-tree, rail-optimised)
+//   workload  kind: traffic (generated patterns or a CSV of flows)
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/workloads/traffic/traffic_pattern.hpp"
+#include "scenarios/errors.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace fathom::scenario {
+
+// One row of a flows CSV (`id,src,dst,bytes,start_s`), with its place in the file.
+struct FlowRow {
+  std::uint64_t id = 0;
+  std::string src;
+  std::string dst;
+  double bytes = 0;
+  sim::SimTime start;
+  Location where;  // file and line of the row
+};
+
+enum class EndpointKind { kNic, kGpu };
+
+struct TrafficWorkload {
+  bool from_file = false;
+  workload::TrafficSpec generated;  // when !from_file
+  std::vector<FlowRow> rows;        // when from_file
+  EndpointKind endpoints = EndpointKind::kNic;
+};
+
+struct Scenario {
+  std::string file;
+  std::uint64_t seed = 1;
+  topo::ClusterSpec cluster;
+  TrafficWorkload traffic;
+  // Where each key that was read sits in the file, by key path: later checks (a host name
+  // in a flows file, a fabric that cannot be built) point back at the input.
+  std::map<std::string, Location> locations;
+};
+
+// Loads `file` with `--set` overrides applied. Throws ScenarioError.
+Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides = {});
+
+// The flows of a traffic workload on a built topology: generated from the seed, or the
+// CSV's rows with host names resolved (an unknown name is a ScenarioError at its row).
+std::vector<net::FlowRequest> traffic_flows(const Scenario& scenario, const topo::Topology& topology);
+
+// Endpoints a pattern runs over, in node order: every NIC (n0.nic0, n0.nic1, n1.nic0, ...)
+// or every GPU.
+std::vector<topo::VertexId> traffic_endpoints(const topo::Topology& topology, EndpointKind kind);
+
+}  // namespace fathom::scenario

@@ -1,0 +1,285 @@
+// Every collective algorithm, simulated on an idle DGX-H100-like cluster, against its
+// alpha-beta closed form (alpha_beta.hpp); bus bandwidth at large sizes; oversubscription;
+// the algorithm chooser.
+#include "models/collectives/algorithms.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/collectives/alpha_beta.hpp"
+#include "models/collectives/transfer_dag.hpp"
+#include "tests/collectives/dgx_cluster.hpp"
+#include "topologies/routing.hpp"
+
+using namespace fathom::coll;
+using fathom::coll::testing::dgx_cluster;
+using fathom::coll::testing::gpus;
+using fathom::topo::Router;
+using fathom::topo::Topology;
+
+namespace {
+
+constexpr std::uint64_t kSeed = 7;
+
+struct Case {
+  Op op;
+  Algorithm algorithm;
+  std::vector<int> sizes;  // group sizes it applies to
+};
+
+double simulated_seconds(const Topology& t, Router& router, Op op, Algorithm a, const CollectiveSpec& spec) {
+  return run_dag(t, router, build_collective(op, a, t, spec), kSeed).makespan.to_seconds();
+}
+
+// Relative difference between simulation and closed form, recorded for the report.
+double agreement(const Topology& t, Router& router, Op op, Algorithm a, const CollectiveSpec& spec) {
+  const double sim = simulated_seconds(t, router, op, a, spec);
+  const double closed = alpha_beta_seconds(op, a, t, router, spec, kSeed);
+  REQUIRE(closed > 0);
+  return std::abs(sim - closed) / closed;
+}
+
+}  // namespace
+
+TEST_CASE("every algorithm's simulated time on an idle cluster equals its alpha-beta closed form") {
+  const Topology t = dgx_cluster(2, /*nvls=*/true);
+  Router router(t);
+  const std::vector<Case> cases = {
+      {Op::kAllReduce, Algorithm::kRing, {2, 4, 8, 16}},
+      {Op::kReduceScatter, Algorithm::kRing, {2, 4, 8, 16}},
+      {Op::kAllGather, Algorithm::kRing, {2, 4, 8, 16}},
+      {Op::kBroadcast, Algorithm::kRing, {2, 4, 8, 16}},
+      {Op::kReduce, Algorithm::kRing, {2, 4, 8, 16}},
+      {Op::kAllToAll, Algorithm::kDirect, {2, 4, 8, 16}},
+      {Op::kSendRecv, Algorithm::kDirect, {2}},
+      {Op::kAllReduce, Algorithm::kHalvingDoubling, {2, 4, 8, 16}},
+      {Op::kAllReduce, Algorithm::kDoubleBinaryTree, {2, 4, 8, 16}},
+      {Op::kAllReduce, Algorithm::kHierarchical, {2, 4, 8, 16}},
+      {Op::kAllReduce, Algorithm::kNvls, {2, 4, 8}},
+      {Op::kAllReduce, Algorithm::kNvlsTree, {2, 4, 8, 16}},
+  };
+  double worst = 0;
+  for (const Case& c : cases) {
+    double worst_here = 0;
+    for (int n : c.sizes) {
+      for (int chunks : {1, 4}) {
+        for (std::int64_t alpha_ns : {0, 2000}) {
+          for (double bytes : {1.0 * (1 << 20), 64.0 * (1 << 20)}) {
+            CollectiveSpec spec;
+            spec.ranks = gpus(t, n);
+            if (c.op == Op::kSendRecv) spec.ranks = {gpus(t, 16)[0], gpus(t, 16)[15]};
+            spec.bytes = bytes;
+            spec.chunks = chunks;
+            spec.alpha_ns = alpha_ns;
+            spec.root = n > 2 ? 1 : 0;
+            CAPTURE(to_string(c.op));
+            CAPTURE(to_string(c.algorithm));
+            CAPTURE(n);
+            CAPTURE(chunks);
+            CAPTURE(alpha_ns);
+            CAPTURE(bytes);
+            const double diff = agreement(t, router, c.op, c.algorithm, spec);
+            CHECK(diff < 1e-3);
+            worst_here = std::max(worst_here, diff);
+          }
+        }
+      }
+    }
+    MESSAGE(to_string(c.op) << " " << to_string(c.algorithm) << ": worst relative difference " << worst_here);
+    worst = std::max(worst, worst_here);
+  }
+  MESSAGE("worst relative difference, simulation vs closed form: " << worst);
+}
+
+TEST_CASE("closed forms in numbers: ring all-reduce and NVLS on one node") {
+  const Topology t = dgx_cluster(1, true);
+  Router router(t);
+  CollectiveSpec spec;
+  spec.ranks = gpus(t, 8);
+  spec.bytes = 8e6;
+  spec.alpha_ns = 1000;
+  // 2(n-1) steps of alpha + 2 NVLink hops of 500 ns + (S/n) / 450e9.
+  const double ring = 14 * (1e-6 + 1e-6 + 1e6 / 450e9);
+  CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) == doctest::Approx(ring));
+  // NVLS: S up (alpha + 500 ns + S / 450e9), then S down.
+  const double nvls = 2 * (1e-6 + 0.5e-6 + 8e6 / 450e9);
+  CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec) == doctest::Approx(nvls));
+}
+
+TEST_CASE("ring all-reduce bus bandwidth approaches the link bandwidth at 1 GiB") {
+  const Topology t = dgx_cluster(2, false);
+  Router router(t);
+  CollectiveSpec spec;
+  spec.bytes = 1024.0 * 1024 * 1024;
+  spec.chunks = 4;
+  spec.alpha_ns = 2000;
+  SUBCASE("8 GPUs on NVLink") {
+    spec.ranks = gpus(t, 8);
+    const double s = simulated_seconds(t, router, Op::kAllReduce, Algorithm::kRing, spec);
+    const double busbw = bus_bandwidth_bytes_per_s(Op::kAllReduce, 8, spec.bytes, s);
+    MESSAGE("8-GPU ring all-reduce busbw " << busbw / 1e9 << " GB/s of 450");
+    CHECK(busbw >= 0.95 * 450e9);
+    CHECK(busbw <= 450e9);
+  }
+  SUBCASE("16 GPUs on two nodes: the NIC hop is the bottleneck") {
+    spec.ranks = gpus(t, 16);
+    const double s = simulated_seconds(t, router, Op::kAllReduce, Algorithm::kRing, spec);
+    const double busbw = bus_bandwidth_bytes_per_s(Op::kAllReduce, 16, spec.bytes, s);
+    MESSAGE("16-GPU ring all-reduce busbw " << busbw / 1e9 << " GB/s of 50");
+    CHECK(busbw >= 0.95 * 50e9);
+    CHECK(busbw <= 50e9);
+  }
+}
+
+TEST_CASE("all-to-all across leaves: 2:1 oversubscription slows it by its cross-leaf closed form") {
+  const Topology nonblocking = dgx_cluster(2, false, 8 * 50e9);
+  const Topology oversubscribed = dgx_cluster(2, false, 4 * 50e9);
+  Router r_nb(nonblocking), r_os(oversubscribed);
+  CollectiveSpec spec;
+  spec.ranks = gpus(nonblocking, 16);  // same vertex ids in both (same builder, same spec shape)
+  spec.bytes = 256e6;
+  spec.alpha_ns = 2000;
+  const double t_nb = simulated_seconds(nonblocking, r_nb, Op::kAllToAll, Algorithm::kDirect, spec);
+  const double t_os = simulated_seconds(oversubscribed, r_os, Op::kAllToAll, Algorithm::kDirect, spec);
+  // Cross-leaf traffic: each of the 8 GPUs of a node sends S/16 to each of the 8 GPUs of the
+  // other node: 4 S per direction through one leaf uplink; each NIC carries S/2. Latency of a
+  // cross-node flow: PCIe 200 + NIC-leaf 600 + leaf-spine 700, twice.
+  const double lat = 2 * (200 + 600 + 700) * 1e-9 + 2e-6;
+  const double nic = (spec.bytes / 2) / 50e9;
+  const double predicted_nb = lat + std::max(nic, 4 * spec.bytes / (8 * 50e9));
+  const double predicted_os = lat + std::max(nic, 4 * spec.bytes / (4 * 50e9));
+  MESSAGE("all-to-all 16 GPUs: non-blocking " << t_nb * 1e3 << " ms, 2:1 " << t_os * 1e3 << " ms, ratio " << t_os / t_nb
+                                              << " (predicted " << predicted_os / predicted_nb << ")");
+  CHECK(t_os / t_nb == doctest::Approx(predicted_os / predicted_nb).epsilon(0.02));
+  CHECK(t_os / t_nb > 1.9);
+  CHECK(t_nb == doctest::Approx(predicted_nb).epsilon(1e-3));
+  CHECK(t_os == doctest::Approx(predicted_os).epsilon(1e-3));
+}
+
+TEST_CASE("builders: transfer counts, byte totals and errors") {
+  const Topology t = dgx_cluster(2, true);
+  CollectiveSpec spec;
+  spec.ranks = gpus(t, 8);
+  spec.bytes = 8e6;
+  spec.chunks = 2;
+  // Ring all-reduce: 2(n-1) steps x n ranks x C pieces, 2(n-1)/n S per rank in total.
+  const TransferDag ring = ring_all_reduce(spec);
+  CHECK(ring.size() == 14 * 8 * 2);
+  CHECK(ring.total_bytes() == doctest::Approx(8 * 2 * 7.0 / 8 * spec.bytes));
+  // Halving-doubling moves as many bytes as the ring in 2 log2 n steps.
+  const TransferDag hd = halving_doubling_all_reduce(spec);
+  CHECK(hd.size() == 6 * 8 * 2);
+  CHECK(hd.total_bytes() == doctest::Approx(ring.total_bytes()));
+  // Double binary tree: every non-root rank sends half the data up and receives it down, in each tree.
+  const TransferDag dbt = double_binary_tree_all_reduce(spec);
+  CHECK(dbt.size() == 2 * 2 * 7 * 2);
+  CHECK(dbt.total_bytes() == doctest::Approx(2 * 2 * 7 * spec.bytes / 2));
+  // NVLS: S in and S out per GPU.
+  CHECK(nvls_all_reduce(t, spec).total_bytes() == doctest::Approx(2 * 8 * spec.bytes));
+  // All-to-all: n(n-1) transfers of S/n.
+  CHECK(direct_all_to_all(spec).size() == 56);
+
+  CollectiveSpec bad = spec;
+  bad.ranks = gpus(t, 6);
+  CHECK_THROWS_AS(halving_doubling_all_reduce(bad), std::invalid_argument);
+  bad = spec;
+  bad.chunks = 0;
+  CHECK_THROWS_AS(ring_all_reduce(bad), std::invalid_argument);
+  bad = spec;
+  bad.ranks.push_back(bad.ranks[0]);
+  CHECK_THROWS_AS(ring_all_reduce(bad), std::invalid_argument);
+  bad = spec;
+  bad.ranks = gpus(t, 16);
+  CHECK_THROWS_AS(nvls_all_reduce(t, bad), std::invalid_argument);  // two NVSwitch planes
+  const Topology plain = dgx_cluster(1, false);
+  CHECK_THROWS_AS(nvls_all_reduce(plain, spec), std::invalid_argument);  // no in-switch reduction
+  bad = spec;
+  bad.ranks = {gpus(t, 16)[0], gpus(t, 16)[1], gpus(t, 16)[8]};
+  CHECK_THROWS_AS(hierarchical_all_reduce(t, bad), std::invalid_argument);  // 2 + 1 ranks per node
+  CHECK_THROWS_AS(build_collective(Op::kAllToAll, Algorithm::kRing, t, spec), std::invalid_argument);
+}
+
+TEST_CASE("double binary tree: two spanning trees, mostly complementary") {
+  for (int n : {2, 3, 4, 5, 8, 16}) {
+    CAPTURE(n);
+    const auto parent = double_binary_tree_parents(n);
+    std::vector<int> interior_in(static_cast<std::size_t>(n), 0);
+    for (const auto& tree : parent) {
+      int roots = 0;
+      std::vector<int> kids(static_cast<std::size_t>(n), 0);
+      for (int r = 0; r < n; ++r) {
+        const int p = tree[static_cast<std::size_t>(r)];
+        if (p < 0) {
+          ++roots;
+          continue;
+        }
+        CHECK(p != r);
+        ++kids[static_cast<std::size_t>(p)];
+        // Every rank reaches the root.
+        int v = r, hops = 0;
+        while (tree[static_cast<std::size_t>(v)] >= 0 && hops <= n) v = tree[static_cast<std::size_t>(v)], ++hops;
+        CHECK(hops < n);
+      }
+      CHECK(roots == 1);
+      for (int r = 0; r < n; ++r) {
+        CHECK(kids[static_cast<std::size_t>(r)] <= 2);
+        if (kids[static_cast<std::size_t>(r)] > 0) ++interior_in[static_cast<std::size_t>(r)];
+      }
+    }
+    if (n % 2 == 0 && n >= 4) {
+      for (int r = 0; r < n; ++r) CHECK(interior_in[static_cast<std::size_t>(r)] <= 1);
+    }
+  }
+}
+
+TEST_CASE("choose_algorithm approximates NCCL's tuner") {
+  const Topology nvls = dgx_cluster(2, true);
+  const Topology plain = dgx_cluster(2, false);
+  const GroupShape one_node = group_shape(nvls, gpus(nvls, 8));
+  const GroupShape two_nodes = group_shape(nvls, gpus(nvls, 16));
+  const GroupShape two_plain = group_shape(plain, gpus(plain, 16));
+  CHECK(one_node.nodes == 1);
+  CHECK(one_node.nvls);
+  CHECK(one_node.one_nvlink_domain);
+  CHECK(two_nodes.nodes == 2);
+  CHECK(two_nodes.ranks_per_node == 8);
+  CHECK(!two_nodes.one_nvlink_domain);
+  CHECK(!two_plain.nvls);
+
+  CHECK(choose_algorithm(Op::kAllReduce, 64e3, one_node).algorithm == Algorithm::kRing);
+  CHECK(choose_algorithm(Op::kAllReduce, 1e9, one_node).algorithm == Algorithm::kNvls);
+  CHECK(choose_algorithm(Op::kAllReduce, 1e9, group_shape(plain, gpus(plain, 8))).algorithm == Algorithm::kRing);
+  CHECK(choose_algorithm(Op::kAllReduce, 64e3, two_nodes).algorithm == Algorithm::kDoubleBinaryTree);
+  CHECK(choose_algorithm(Op::kAllReduce, 1e9, two_nodes).algorithm == Algorithm::kNvlsTree);
+  CHECK(choose_algorithm(Op::kAllReduce, 1e9, two_plain).algorithm == Algorithm::kRing);
+  CHECK(choose_algorithm(Op::kAllGather, 1e9, two_nodes).algorithm == Algorithm::kRing);
+  CHECK(choose_algorithm(Op::kAllToAll, 1e6, two_nodes).algorithm == Algorithm::kDirect);
+  CHECK(!choose_algorithm(Op::kAllReduce, 1e9, two_nodes).reason.empty());
+  CHECK(to_string(Algorithm::kNvlsTree) == "nvls_tree");
+  CHECK(to_string(Op::kAllReduce) == "all_reduce");
+}
+
+TEST_CASE("tree for small messages across nodes; ring in a node and hierarchical across nodes for large ones") {
+  const Topology t = dgx_cluster(2, false);
+  Router router(t);
+  CollectiveSpec spec;
+  spec.ranks = gpus(t, 16);
+  spec.alpha_ns = 2000;
+  spec.bytes = 64e3;
+  const auto time = [&](Algorithm a) { return alpha_beta_seconds(Op::kAllReduce, a, t, router, spec); };
+  // Small: 2 log2(n)-deep trees beat 2(n-1) ring steps.
+  CHECK(time(Algorithm::kDoubleBinaryTree) < time(Algorithm::kRing));
+  spec.bytes = 1e9;
+  spec.chunks = 8;
+  // Large, across nodes: a flat single ring crosses the fabric on 2 NICs only; the
+  // hierarchical algorithm uses all 8 rails and beats both.
+  CHECK(time(Algorithm::kHierarchical) < time(Algorithm::kRing));
+  CHECK(time(Algorithm::kHierarchical) < time(Algorithm::kDoubleBinaryTree));
+  // Large, in one node: the ring sends 2(n-1)/n S per GPU, the trees about 2 S.
+  spec.ranks = gpus(t, 8);
+  CHECK(time(Algorithm::kRing) < time(Algorithm::kDoubleBinaryTree));
+}

@@ -1,0 +1,100 @@
+// The DAG executor against hand-computed times: latency, bandwidth, alpha, dependencies,
+// sharing and zero-byte transfers.
+#include "models/collectives/transfer_dag.hpp"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "models/collectives/alpha_beta.hpp"
+#include "tests/collectives/dgx_cluster.hpp"
+#include "topologies/routing.hpp"
+
+using fathom::coll::run_dag;
+using fathom::coll::TransferDag;
+using fathom::sim::SimTime;
+using fathom::topo::LinkClass;
+using fathom::topo::Router;
+using fathom::topo::Topology;
+using fathom::topo::VertexKind;
+
+namespace {
+// a -> sw -> b and c -> sw: 10 GB/s links of 1 us each.
+Topology star() {
+  Topology t;
+  const auto a = t.add_vertex("a", VertexKind::kGpu);
+  const auto b = t.add_vertex("b", VertexKind::kGpu);
+  const auto c = t.add_vertex("c", VertexKind::kGpu);
+  const auto sw = t.add_vertex("sw", VertexKind::kSwitch, 1);
+  t.add_cable(a, sw, 10e9, 1000, LinkClass::kHostLeaf);
+  t.add_cable(b, sw, 10e9, 1000, LinkClass::kHostLeaf);
+  t.add_cable(c, sw, 10e9, 1000, LinkClass::kHostLeaf);
+  return t;
+}
+}  // namespace
+
+TEST_CASE("one transfer: route latency then bytes at the bottleneck") {
+  const Topology t = star();
+  Router router(t);
+  TransferDag dag;
+  dag.add({t.at("a"), t.at("b"), 1e6, 0, {}});
+  const auto r = run_dag(t, router, dag, 1);
+  // 2 us of latency, 1 MB at 10 GB/s = 100 us.
+  CHECK(r.transfers[0].activated == SimTime::from_ns(2000));
+  CHECK(r.makespan == SimTime::from_ns(102'000));
+}
+
+TEST_CASE("dependencies, alpha and zero-byte transfers chain their times") {
+  const Topology t = star();
+  Router router(t);
+  TransferDag dag;
+  const auto x = dag.add({t.at("a"), t.at("b"), 1e6, 0, {}});
+  const auto sync = dag.add({t.at("b"), t.at("c"), 0, 300, {x}});  // pure latency: 300 + 2000 ns
+  const auto y = dag.add({t.at("c"), t.at("a"), 1e6, 500, {sync}});
+  const auto r = run_dag(t, router, dag, 1);
+  CHECK(r.transfers[x].finish == SimTime::from_ns(102'000));
+  CHECK(r.transfers[sync].released == SimTime::from_ns(102'000));
+  CHECK(r.transfers[sync].finish == SimTime::from_ns(104'300));
+  CHECK(r.transfers[y].finish == SimTime::from_ns(104'300 + 500 + 2000 + 100'000));
+  CHECK(r.makespan == r.transfers[y].finish);
+  // Without contention the simulation is the DAG's alpha-beta critical path.
+  CHECK(fathom::coll::critical_path_seconds(dag, t, router, 1) == doctest::Approx(r.makespan.to_seconds()));
+}
+
+TEST_CASE("a transfer waits for all its predecessors; same-vertex transfers cost only alpha") {
+  const Topology t = star();
+  Router router(t);
+  TransferDag dag;
+  const auto slow = dag.add({t.at("a"), t.at("b"), 2e6, 0, {}});
+  const auto fast = dag.add({t.at("c"), t.at("b"), 1e5, 0, {}});
+  const auto local = dag.add({t.at("b"), t.at("b"), 5e6, 0, {slow, fast}});  // empty route: instant
+  const auto r = run_dag(t, router, dag, 1);
+  // slow and fast share sw->b: 5 GB/s each until fast ends at 2 us + 20 us, then slow alone.
+  CHECK(r.transfers[fast].finish == SimTime::from_ns(22'000));
+  // slow: 1e5 bytes by 22 us, the other 1.9e6 at 10 GB/s = 190 us.
+  CHECK(r.transfers[slow].finish == SimTime::from_ns(212'000));
+  CHECK(r.transfers[local].finish == r.transfers[slow].finish);
+}
+
+TEST_CASE("the DAG rejects a forward or self dependency and bad sizes") {
+  TransferDag dag;
+  CHECK_THROWS_AS(dag.add({0, 1, 1, 0, {0}}), std::invalid_argument);
+  dag.add({0, 1, 1, 0, {}});
+  CHECK_THROWS_AS(dag.add({0, 1, 1, 0, {1}}), std::invalid_argument);
+  CHECK_THROWS_AS(dag.add({0, 1, -1, 0, {}}), std::invalid_argument);
+  CHECK_THROWS_AS(dag.add({0, 1, 1, -5, {}}), std::invalid_argument);
+  CHECK(dag.size() == 1);
+}
+
+TEST_CASE("an empty DAG finishes at 0 and runs are reproducible") {
+  const Topology t = fathom::coll::testing::dgx_cluster(2, false);
+  Router router(t);
+  CHECK(run_dag(t, router, TransferDag{}, 3).makespan == SimTime::zero());
+  TransferDag dag;
+  const auto g = fathom::coll::testing::gpus(t, 16);
+  for (std::size_t i = 0; i < g.size(); ++i) dag.add({g[i], g[(i + 9) % g.size()], 1e7, 0, {}});
+  const auto a = run_dag(t, router, dag, 3);
+  const auto b = run_dag(t, router, dag, 3);
+  CHECK(a.fingerprint == b.fingerprint);
+  CHECK(a.makespan == b.makespan);
+}

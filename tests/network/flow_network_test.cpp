@@ -1,0 +1,140 @@
+// fathom's incremental max-min network against closed forms and against the independent
+// reference solver in tests/support/reference_maxmin.hpp (full recomputation, continuous time).
+#include "models/network/flow_network.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "models/network/flow_transfer.hpp"
+#include "tests/support/reference_maxmin.hpp"
+#include "topologies/topology.hpp"
+
+using fathom::net::FlowId;
+using fathom::net::FlowNetwork;
+using fathom::net::LinkCapacity;
+using fathom::net::LinkId;
+using fathom::sim::SimTime;
+
+namespace {
+
+std::vector<double> rates_after_adding(const std::vector<double>& capacity,
+                                       const std::vector<std::vector<LinkId>>& routes) {
+  std::vector<LinkCapacity> caps;
+  for (double c : capacity) caps.push_back({c});
+  FlowNetwork network(caps);
+  std::vector<FlowId> ids;
+  for (const auto& r : routes) ids.push_back(network.add_flow(r, 1e12, SimTime::zero()));
+  network.update(SimTime::zero());
+  std::vector<double> rates;
+  for (FlowId f : ids) rates.push_back(network.rate_bytes_per_s(f));
+  return rates;
+}
+
+// A topology whose links are exactly the given capacities and latencies, one vertex pair
+// per link: routes are then free lists of link ids, as in the reference solver.
+fathom::topo::Topology line_of_links(const std::vector<double>& capacity, const std::vector<double>& latency_s) {
+  fathom::topo::Topology t;
+  for (std::size_t l = 0; l < capacity.size(); ++l) {
+    const auto a = t.add_vertex("a" + std::to_string(l), fathom::topo::VertexKind::kSwitch);
+    const auto b = t.add_vertex("b" + std::to_string(l), fathom::topo::VertexKind::kSwitch);
+    t.add_link(a, b, capacity[l], std::llround(latency_s[l] * 1e9), fathom::topo::LinkClass::kLeafSpine);
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("max-min closed forms: one link, parking lot, unequal bottlenecks") {
+  // Two flows on one link of 10 GB/s: 5 GB/s each.
+  auto r = rates_after_adding({10e9}, {{0}, {0}});
+  CHECK(r[0] == doctest::Approx(5e9));
+  CHECK(r[1] == doctest::Approx(5e9));
+  // Parking lot: a long flow over 4 links and one short flow per link, equal capacities.
+  r = rates_after_adding({1e9, 1e9, 1e9, 1e9}, {{0, 1, 2, 3}, {0}, {1}, {2}, {3}});
+  for (double x : r) CHECK(x == doctest::Approx(0.5e9));
+  // Unequal bottlenecks: A on links 0 (10) and 1 (100); B on link 1 only: A = 10, B = 90.
+  r = rates_after_adding({10, 100}, {{0, 1}, {1}});
+  CHECK(r[0] == doctest::Approx(10));
+  CHECK(r[1] == doctest::Approx(90));
+}
+
+TEST_CASE("incremental max-min equals the reference allocation on random instances") {
+  std::mt19937_64 rng(2026);
+  for (int instance = 0; instance < 200; ++instance) {
+    const std::size_t links = 5 + rng() % 26;
+    const std::size_t flows = 5 + rng() % 46;
+    std::vector<double> capacity(links);
+    for (auto& c : capacity) c = 1e9 * (1 + static_cast<double>(rng() % 100));
+    std::vector<std::vector<LinkId>> routes(flows);
+    std::vector<std::vector<std::uint32_t>> ref_routes(flows);
+    for (std::size_t f = 0; f < flows; ++f) {
+      std::vector<LinkId> all(links);
+      for (std::size_t l = 0; l < links; ++l) all[l] = static_cast<LinkId>(l);
+      std::shuffle(all.begin(), all.end(), rng);
+      routes[f].assign(all.begin(), all.begin() + static_cast<long>(1 + rng() % 5));
+      ref_routes[f].assign(routes[f].begin(), routes[f].end());
+    }
+    const auto ours = rates_after_adding(capacity, routes);
+    const auto reference = fathom::test::maxmin_rates(capacity, ref_routes);
+    for (std::size_t f = 0; f < flows; ++f) REQUIRE(ours[f] == doctest::Approx(reference[f]).epsilon(1e-9));
+    const auto check = fathom::test::check_maxmin_invariants(capacity, ref_routes, ours, 1e-9);
+    CAPTURE(check.why);
+    REQUIRE(check.ok);
+  }
+}
+
+TEST_CASE("flow finish times equal the reference solver's on random dynamic instances") {
+  std::mt19937_64 rng(7);
+  for (int instance = 0; instance < 60; ++instance) {
+    const std::size_t links = 4 + rng() % 12;
+    const std::size_t flows = 10 + rng() % 60;
+    std::vector<double> capacity(links), latency_s(links);
+    for (std::size_t l = 0; l < links; ++l) {
+      capacity[l] = 1e9 * (1 + static_cast<double>(rng() % 50));
+      latency_s[l] = 1e-6 * static_cast<double>(rng() % 5);
+    }
+    const auto topology = line_of_links(capacity, latency_s);
+    std::vector<fathom::net::FlowRequest> requests;
+    std::vector<fathom::net::RoutedFlow> routed;
+    std::vector<fathom::test::RefFlow> ref;
+    for (std::size_t f = 0; f < flows; ++f) {
+      std::vector<LinkId> all(links);
+      for (std::size_t l = 0; l < links; ++l) all[l] = static_cast<LinkId>(l);
+      std::shuffle(all.begin(), all.end(), rng);
+      std::vector<LinkId> route(all.begin(), all.begin() + static_cast<long>(1 + rng() % 4));
+      const double bytes = 1e5 * static_cast<double>(1 + rng() % 1000);
+      const auto start = SimTime::from_ns(static_cast<std::int64_t>(rng() % 2'000'000));
+      std::int64_t latency_ns = 0;
+      for (LinkId l : route) latency_ns += topology.link(l).latency_ns;
+      requests.push_back({f, 0, 0, bytes, start});
+      routed.push_back({route, SimTime::from_ns(latency_ns)});
+      ref.push_back({std::vector<std::uint32_t>(route.begin(), route.end()), bytes, start.to_seconds()});
+    }
+    const auto result = fathom::net::simulate_transfers(topology, requests, routed, 1);
+    const auto expected = fathom::test::simulate_flows(capacity, latency_s, ref);
+    for (std::size_t f = 0; f < flows; ++f) {
+      const double got = result.flows[f].finish.to_seconds();
+      // Tolerance of the issue: 1e-6 relative or 1 us, whichever is larger.
+      REQUIRE(std::abs(got - expected[f]) <= std::max(1e-6 * expected[f], 1e-6));
+    }
+    // Every byte is accounted for on every link it crossed.
+    std::vector<double> expected_bytes(links, 0.0);
+    for (std::size_t f = 0; f < flows; ++f) {
+      for (LinkId l : routed[f].route) expected_bytes[l] += requests[f].bytes;
+    }
+    for (std::size_t l = 0; l < links; ++l) REQUIRE(result.link_bytes[l] == doctest::Approx(expected_bytes[l]));
+  }
+}
+
+TEST_CASE("a flow alone moves at its bottleneck and finishes after latency plus bytes over rate") {
+  const auto topology = line_of_links({10e9, 4e9}, {1e-6, 2e-6});
+  const std::vector<fathom::net::FlowRequest> requests{{0, 0, 0, 8e9, SimTime::from_ns(500)}};
+  const std::vector<fathom::net::RoutedFlow> routed{{{0, 1}, SimTime::from_ns(3000)}};
+  const auto r = fathom::net::simulate_transfers(topology, requests, routed, 1);
+  CHECK(r.flows[0].activated.ns() == 3500);
+  CHECK(r.flows[0].finish.ns() == 3500 + 2'000'000'000);
+}

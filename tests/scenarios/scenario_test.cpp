@@ -1,0 +1,174 @@
+// Loading whole scenarios: the shipped examples, and every kind of mistake a user makes,
+// each reported at its file:line:column with the key, what was expected and what was found.
+#include "scenarios/scenario.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "topologies/cluster.hpp"
+
+using fathom::scenario::load_scenario;
+using fathom::scenario::ScenarioError;
+
+namespace {
+
+const std::string kExamples = std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/";
+
+// A valid fabric scenario; tests replace one line to break it.
+const std::string kValid = R"(seed: 3
+cluster:
+  nodes: 64
+  node:
+    gpus: 0
+    nics: 1
+    nic_bandwidth: 100Gbps
+  fabric:
+    kind: fat-tree
+    tiers: 2
+    hosts_per_leaf: 16
+    spines: 4
+    links:
+      - {bandwidth: 100Gbps, latency: 1us}
+      - {bandwidth: 400Gbps, latency: 1us}
+workload:
+  kind: traffic
+  pattern: permutation
+  bytes: 1MB
+)";
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "fathom-scenario-tests";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto pos = text.find(from);
+  REQUIRE(pos != std::string::npos);
+  return text.replace(pos, from.size(), to);
+}
+
+// The error loading `text`, which must fail.
+ScenarioError error_of(const std::string& text) {
+  const std::string path = write_temp("bad.yaml", text);
+  try {
+    load_scenario(path);
+  } catch (const ScenarioError& e) {
+    return e;
+  }
+  FAIL("the scenario loaded although it is wrong");
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("the example fabric scenarios load as documented") {
+  const auto perm = load_scenario(kExamples + "fat-tree-1024-permutation.yaml");
+  CHECK(perm.cluster.nodes == 1024);
+  CHECK(perm.cluster.node.gpus == 0);
+  CHECK(perm.cluster.node.nic_bytes_per_s == 12.5e9);
+  CHECK(perm.cluster.fabric.tier.size() == 2);
+  CHECK(perm.cluster.fabric.tier[1].link_bytes_per_s == 50e9);
+  CHECK(perm.cluster.fabric.tier[0].link_latency_ns == 1000);
+  CHECK(perm.traffic.generated.bytes_per_flow == 1e8);
+  const auto topology = fathom::topo::build_cluster(perm.cluster);
+  const auto flows = fathom::scenario::traffic_flows(perm, topology);
+  REQUIRE(flows.size() == 1024);
+  for (const auto& f : flows) CHECK(f.src != f.dst);
+
+  const auto a2a = load_scenario(kExamples + "fat-tree-a2a-64.yaml");
+  const auto a2a_flows = fathom::scenario::traffic_flows(a2a, fathom::topo::build_cluster(a2a.cluster));
+  REQUIRE(a2a_flows.size() == 4032);
+  for (const auto& f : a2a_flows) {
+    CHECK(f.bytes == 1e7);
+    CHECK(f.start < fathom::sim::SimTime::from_ns(10'000'000));
+  }
+}
+
+TEST_CASE("--set overrides any key and is checked like the file") {
+  const std::string path = write_temp("valid.yaml", kValid);
+  const auto s = load_scenario(path, {"cluster.nodes=32", "workload.bytes=2MB"});
+  CHECK(s.cluster.nodes == 32);
+  CHECK(s.traffic.generated.bytes_per_flow == 2e6);
+  CHECK_THROWS_WITH_AS(load_scenario(path, {"cluster.nodes=-1"}), doctest::Contains("cluster.nodes"), ScenarioError);
+}
+
+TEST_CASE("bad scenarios name the place, the key, what was expected and what was found") {
+  SUBCASE("syntax error") {
+    const auto e = error_of(replaced(kValid, "  nodes: 64", "  nodes: [64"));
+    CHECK(e.line() > 0);
+    CHECK(std::string(e.what()).find("bad.yaml:") != std::string::npos);
+  }
+  SUBCASE("unknown key, with a hint") {
+    const auto e = error_of(replaced(kValid, "hosts_per_leaf: 16", "hosts_per_lef: 16"));
+    CHECK(e.line() == 11);
+    CHECK(e.column() == 5);
+    CHECK(e.key_path() == "cluster.fabric.hosts_per_lef");
+    CHECK(e.hint().find("hosts_per_leaf") != std::string::npos);
+  }
+  SUBCASE("wrong unit") {
+    const auto e = error_of(replaced(kValid, "nic_bandwidth: 100Gbps", "nic_bandwidth: 100GHz"));
+    CHECK(e.line() == 7);
+    CHECK(e.key_path() == "cluster.node.nic_bandwidth");
+    CHECK(e.found() == "\"100GHz\"");
+  }
+  SUBCASE("negative count") {
+    const auto e = error_of(replaced(kValid, "nodes: 64", "nodes: -3"));
+    CHECK(e.line() == 3);
+    CHECK(e.key_path() == "cluster.nodes");
+  }
+  SUBCASE("a fabric whose counts do not fit") {
+    // 64 NICs on 16-port leaves need 4 leaves; 3 are given.
+    const auto e = error_of(replaced(kValid, "    spines: 4\n", "    spines: 4\n    leaves: 3\n"));
+    CHECK(e.key_path().rfind("cluster.fabric", 0) == 0);
+    CHECK(e.line() > 0);
+  }
+  SUBCASE("missing link speeds for a tier") {
+    const auto e = error_of(replaced(kValid, "      - {bandwidth: 400Gbps, latency: 1us}\n", ""));
+    CHECK(e.key_path() == "cluster.fabric.links");
+    CHECK(e.line() == 14);  // the list itself, which starts on the line after its key
+  }
+  SUBCASE("a key that does not apply to the pattern") {
+    const auto e = error_of(replaced(kValid, "  bytes: 1MB", "  bytes: 1MB\n  incast_target: 3"));
+    CHECK(e.key_path() == "workload.incast_target");
+  }
+  SUBCASE("an unknown pattern, with a hint") {
+    const auto e = error_of(replaced(kValid, "pattern: permutation", "pattern: permutaton"));
+    CHECK(e.hint().find("permutation") != std::string::npos);
+  }
+}
+
+TEST_CASE("a flows file is read strictly and its host names resolved at their row") {
+  write_temp("flows.csv", "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,1000,0\n1,n1.nic0,n9.nic0,2e6,0.001\n");
+  const std::string scenario =
+      replaced(kValid, "  pattern: permutation\n  bytes: 1MB\n", "  pattern: file\n  flows_file: flows.csv\n");
+  const auto s = load_scenario(write_temp("file.yaml", scenario));
+  REQUIRE(s.traffic.rows.size() == 2);
+  const auto topology = fathom::topo::build_cluster(s.cluster);
+  const auto flows = fathom::scenario::traffic_flows(s, topology);
+  CHECK(flows[1].bytes == 2e6);
+  CHECK(flows[1].start.ns() == 1'000'000);
+  CHECK(topology.vertex(flows[1].dst).name == "n9.nic0");
+
+  write_temp("flows.csv", "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,1000,0\n1,n1.nic0,n99.nic0,2e6,0\n");
+  const auto unknown = load_scenario(write_temp("file.yaml", scenario));
+  try {
+    fathom::scenario::traffic_flows(unknown, topology);
+    FAIL("an unknown host was accepted");
+  } catch (const ScenarioError& e) {
+    CHECK(e.file().find("flows.csv") != std::string::npos);
+    CHECK(e.line() == 3);
+    CHECK(e.key_path() == "dst");
+  }
+
+  write_temp("flows.csv", "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,-5,0\n");
+  CHECK_THROWS_WITH_AS(load_scenario(write_temp("file.yaml", scenario)), doctest::Contains("flows.csv:2"),
+                       ScenarioError);
+  write_temp("flows.csv", "id,source,dst,bytes,start_s\n");
+  CHECK_THROWS_WITH_AS(load_scenario(write_temp("file.yaml", scenario)), doctest::Contains("header"), ScenarioError);
+}

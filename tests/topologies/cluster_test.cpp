@@ -1,0 +1,448 @@
+// build_cluster(): counts, names, wiring and summary figures of every fabric kind, and every
+// validation error naming its field.
+#include "topologies/cluster.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+using namespace fathom::topo;
+
+namespace {
+
+// The project's example fabric: 2-tier leaf-spine, 32 leaves x 32 hosts, 8 spines,
+// 100 Gb/s host links, 400 Gb/s leaf-spine, 1 us per link.
+ClusterSpec example_fabric() {
+  ClusterSpec spec;
+  spec.nodes = 1024;
+  spec.node.gpus = 0;
+  spec.node.nics = 1;
+  spec.node.nic_bytes_per_s = 12.5e9;
+  spec.fabric.kind = FabricKind::kFatTree;
+  spec.fabric.tiers = 2;
+  spec.fabric.hosts_per_leaf = 32;
+  spec.fabric.spines = 8;
+  spec.fabric.tier = {{12.5e9, 1000}, {50e9, 1000}};
+  return spec;
+}
+
+// A DGX-H100-like node: 8 GPUs on 4 NVSwitch chips with NVLS, 8 x 400 Gb/s NICs.
+ClusterSpec dgx_cluster(int nodes) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node.gpus = 8;
+  spec.node.nics = 8;
+  spec.node.nvswitches = 4;
+  spec.node.nvls = true;
+  spec.fabric.hosts_per_leaf = 32;
+  spec.fabric.spines = 4;
+  spec.fabric.tier = {{50e9, 600}, {50e9, 600}};
+  return spec;
+}
+
+// Hosts with one NIC each on a radix-k fabric, every count derived.
+ClusterSpec radix_fabric(int nodes, int tiers, int radix, double oversubscription = 1.0) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node.gpus = 0;
+  spec.node.nics = 1;
+  spec.fabric.tiers = tiers;
+  spec.fabric.radix = radix;
+  spec.fabric.oversubscription = oversubscription;
+  spec.fabric.tier.assign(static_cast<std::size_t>(tiers), TierSpec{50e9, 500});
+  return spec;
+}
+
+// "n<node>.nic<k>", appended rather than `"n" + std::to_string(i)`, which GCC 12 at -O3 flags
+// with a false -Wrestrict (GCC bug 105329).
+std::string nic(std::uint64_t node, int k = 0) {
+  std::string s = "n";
+  s += std::to_string(node);
+  s += ".nic";
+  s += std::to_string(k);
+  return s;
+}
+
+// The vertices at the other end of v's out-links, by name.
+std::multiset<std::string> neighbours(const Topology& t, VertexId v) {
+  std::multiset<std::string> out;
+  for (LinkId l : t.out_links(v)) out.insert(t.vertex(t.link(l).to).name);
+  return out;
+}
+
+// The one leaf a NIC is cabled to.
+std::string leaf_of(const Topology& t, const std::string& nic) {
+  std::string leaf;
+  int leaves = 0;
+  for (LinkId l : t.out_links(t.at(nic))) {
+    if (t.link(l).cls == LinkClass::kHostLeaf) {
+      leaf = t.vertex(t.link(l).to).name;
+      ++leaves;
+    }
+  }
+  REQUIRE(leaves == 1);
+  return leaf;
+}
+
+std::string error_of(const ClusterSpec& spec) {
+  try {
+    build_cluster(spec);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no std::invalid_argument thrown)";
+}
+
+std::size_t count_kind(const Topology& t, VertexKind kind) {
+  std::size_t n = 0;
+  for (const auto& v : t.vertices()) n += v.kind == kind ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the example fabric: 1024 hosts, 32 leaves x 32, 8 spines, non-blocking") {
+  const Topology t = build_cluster(example_fabric());
+  CHECK(t.vertices().size() == 1024 + 32 + 8);
+  CHECK(t.links().size() == 2 * (1024 + 32 * 8));
+  const TopologySummary& s = t.summary;
+  CHECK(s.switches_per_tier == std::vector<std::size_t>{0, 32, 8});
+  CHECK(s.cables_per_tier == std::vector<std::size_t>{0, 1024, 256});
+  CHECK(s.endpoints == 1024);
+  CHECK(s.bisection_bytes_per_s == doctest::Approx(512 * 12.5e9));
+  REQUIRE(s.oversubscription_per_tier.size() == 3);
+  CHECK(s.oversubscription_per_tier[1] == doctest::Approx(1.0));
+  CHECK(s.oversubscription_per_tier[2] == doctest::Approx(1.0));
+  CHECK(s.description == "1024 nodes, 1 NIC each; 2-tier fat-tree, 32 leaves x 32 host ports, 8 spines");
+
+  for (const Link& l : t.links()) {
+    CHECK(l.latency_ns == 1000);
+    CHECK(l.bytes_per_s == (l.cls == LinkClass::kHostLeaf ? 12.5e9 : 50e9));
+  }
+  CHECK(leaf_of(t, "n0.nic0") == "leaf0");
+  CHECK(leaf_of(t, "n31.nic0") == "leaf0");
+  CHECK(leaf_of(t, "n32.nic0") == "leaf1");
+  CHECK(leaf_of(t, "n1023.nic0") == "leaf31");
+  const VertexId leaf7 = t.at("leaf7");
+  CHECK(t.vertex(leaf7).tier == 1);
+  CHECK(t.vertex(t.at("spine7")).tier == 2);
+  CHECK(t.out_links(leaf7).size() == 32 + 8);
+  CHECK(t.out_links(t.at("spine3")).size() == 32);
+  CHECK(!t.find("spine8").has_value());
+
+  const FabricLayout layout = layout_fabric(example_fabric());
+  CHECK(layout.leaves == 32);
+  CHECK(layout.spines == 8);
+  CHECK(layout.hosts_per_leaf == 32);
+}
+
+TEST_CASE("building is deterministic: same spec, same names and links") {
+  const Topology a = build_cluster(dgx_cluster(4));
+  const Topology b = build_cluster(dgx_cluster(4));
+  REQUIRE(a.links().size() == b.links().size());
+  for (std::size_t l = 0; l < a.links().size(); ++l) CHECK(a.links()[l].name == b.links()[l].name);
+}
+
+TEST_CASE("a DGX-H100-like node: 8 GPUs on an NVLS NVSwitch plane, GPU j on NIC j") {
+  const Topology t = build_cluster(dgx_cluster(2));
+  const VertexId sw = t.at("n0.nvswitch");
+  CHECK(t.vertex(sw).kind == VertexKind::kNvSwitch);
+  CHECK(t.vertex(sw).tier == 0);
+  CHECK(t.vertex(sw).node == 0);
+  CHECK(t.vertex(sw).in_switch_reduction);
+  CHECK(t.vertex(t.at("n1.nvswitch")).node == 1);
+  const VertexId g3 = t.at("n1.gpu3");
+  CHECK(t.vertex(g3).kind == VertexKind::kGpu);
+  CHECK(t.vertex(g3).node == 1);
+  CHECK(neighbours(t, g3) == std::multiset<std::string>{"n1.nvswitch", "n1.nic3"});
+  for (LinkId l : t.out_links(g3)) {
+    const Link& link = t.link(l);
+    if (link.cls == LinkClass::kNvLink) {
+      CHECK(link.bytes_per_s == 450e9);
+      CHECK(link.latency_ns == 500);
+    } else {
+      CHECK(link.cls == LinkClass::kPcie);
+      CHECK(link.bytes_per_s == 64e9);
+      CHECK(link.latency_ns == 200);
+    }
+  }
+  CHECK(t.out_links(sw).size() == 8);
+  CHECK(neighbours(t, t.at("n0.nic5")) == std::multiset<std::string>{"n0.gpu5", "leaf0"});
+  CHECK(count_kind(t, VertexKind::kGpu) == 16);
+  CHECK(count_kind(t, VertexKind::kNic) == 16);
+  CHECK(count_kind(t, VertexKind::kNvSwitch) == 2);
+
+  const TopologySummary& s = t.summary;
+  CHECK(s.switches_per_tier == std::vector<std::size_t>{8, 1, 4});  // 2 nodes x 4 NVSwitch chips
+  CHECK(s.cables_per_tier == std::vector<std::size_t>{16, 16, 4});
+  CHECK(s.endpoints == 32);
+  // 16 NICs x 50e9 / 2 against 4 uplinks x 50e9 / 2: the leaf's 4 uplinks are the cut.
+  CHECK(s.bisection_bytes_per_s == doctest::Approx(100e9));
+  CHECK(s.oversubscription_per_tier[1] == doctest::Approx(4.0));  // 16 NICs down, 4 up
+  CHECK(s.description.find("2 nodes x 8 GPUs (NVSwitch per node, NVLS), 8 NICs each") == 0);
+}
+
+TEST_CASE("fewer NICs than GPUs: GPU j on NIC j * nics / gpus; more: NIC k on GPU k * gpus / nics") {
+  ClusterSpec spec = dgx_cluster(1);
+  spec.node.nics = 4;
+  Topology t = build_cluster(spec);
+  CHECK(neighbours(t, t.at("n0.gpu0")).count("n0.nic0") == 1);
+  CHECK(neighbours(t, t.at("n0.gpu1")).count("n0.nic0") == 1);
+  CHECK(neighbours(t, t.at("n0.gpu7")).count("n0.nic3") == 1);
+  CHECK(neighbours(t, t.at("n0.nic2")) == std::multiset<std::string>{"n0.gpu4", "n0.gpu5", "leaf0"});
+
+  spec.node.gpus = 2;
+  t = build_cluster(spec);
+  CHECK(neighbours(t, t.at("n0.gpu0")) == std::multiset<std::string>{"n0.nvswitch", "n0.nic0", "n0.nic1"});
+  CHECK(neighbours(t, t.at("n0.gpu1")) == std::multiset<std::string>{"n0.nvswitch", "n0.nic2", "n0.nic3"});
+}
+
+TEST_CASE("NVLink domains spanning nodes share one NVSwitch plane") {
+  ClusterSpec spec = dgx_cluster(36);
+  spec.node.gpus = 4;
+  spec.node.nics = 4;
+  spec.node.nvlink_domain_nodes = 18;  // NVL72: 18 trays x 4 GPUs
+  spec.node.nvswitches = 18;           // per domain
+  spec.fabric.hosts_per_leaf = 72;
+  const Topology t = build_cluster(spec);
+  CHECK(!t.find("n0.nvswitch").has_value());
+  const VertexId d0 = t.at("nvl0.nvswitch");
+  const VertexId d1 = t.at("nvl1.nvswitch");
+  CHECK(t.vertex(d0).node == 0);
+  CHECK(t.vertex(d1).node == 18);
+  CHECK(t.vertex(d0).in_switch_reduction);
+  CHECK(t.out_links(d0).size() == 72);
+  CHECK(neighbours(t, t.at("n17.gpu3")).count("nvl0.nvswitch") == 1);
+  CHECK(neighbours(t, t.at("n18.gpu0")).count("nvl1.nvswitch") == 1);
+  CHECK(count_kind(t, VertexKind::kNvSwitch) == 2);
+  CHECK(t.summary.switches_per_tier[0] == 36);  // 2 domains x 18 chips
+  CHECK(t.summary.cables_per_tier[0] == 144);
+}
+
+TEST_CASE("an NVLink domain without NICs: no fabric, bisection is half the NVLink capacity") {
+  ClusterSpec spec;
+  spec.nodes = 18;
+  spec.node.gpus = 4;
+  spec.node.nics = 0;
+  spec.node.nvlink_domain_nodes = 18;
+  spec.node.nvswitches = 18;
+  const Topology t = build_cluster(spec);
+  CHECK(t.vertices().size() == 72 + 1);
+  CHECK(t.links().size() == 144);
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{18});
+  CHECK(t.summary.cables_per_tier == std::vector<std::size_t>{72});
+  CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(36 * 450e9));
+  CHECK(t.summary.description == "18 nodes x 4 GPUs (NVLink domains of 18 nodes), 0 NICs each; no scale-out fabric");
+}
+
+TEST_CASE("k-ary 3-tier fat-tree, radix 8: 128 hosts, 8 pods, 80 switches") {
+  const ClusterSpec spec = radix_fabric(128, 3, 8);
+  const FabricLayout layout = layout_fabric(spec);
+  CHECK(layout.hosts_per_leaf == 4);
+  CHECK(layout.leaves_per_pod == 4);
+  CHECK(layout.spines == 4);
+  CHECK(layout.pods == 8);
+  CHECK(layout.cores == 16);
+  CHECK(layout.cores_per_spine == 4);
+  const Topology t = build_cluster(spec);
+  const TopologySummary& s = t.summary;
+  CHECK(s.switches_per_tier == std::vector<std::size_t>{0, 32, 32, 16});
+  CHECK(s.switches_per_tier[1] + s.switches_per_tier[2] + s.switches_per_tier[3] == 80);
+  CHECK(s.cables_per_tier == std::vector<std::size_t>{0, 128, 128, 128});
+  CHECK(t.vertices().size() == 128 + 80);
+  CHECK(t.links().size() == 2 * 384);
+  CHECK(s.bisection_bytes_per_s == doctest::Approx(64 * 50e9));
+  for (double o : s.oversubscription_per_tier) CHECK(o == doctest::Approx(1.0));
+  // Every switch uses exactly its 8 ports.
+  for (VertexId v = 0; v < t.vertices().size(); ++v) {
+    if (t.vertex(v).kind == VertexKind::kSwitch) CHECK(t.out_links(v).size() == 8);
+  }
+  // Leaf 5 is in pod 1; spine s of every pod reaches cores [4s, 4s + 4).
+  CHECK(neighbours(t, t.at("leaf5")) == std::multiset<std::string>{"n20.nic0", "n21.nic0", "n22.nic0", "n23.nic0",
+                                                                   "spine1.0", "spine1.1", "spine1.2", "spine1.3"});
+  CHECK(neighbours(t, t.at("spine7.2")) ==
+        std::multiset<std::string>{"leaf28", "leaf29", "leaf30", "leaf31", "core8", "core9", "core10", "core11"});
+  std::set<std::string> pods_of_core9;
+  for (const auto& n : neighbours(t, t.at("core9"))) pods_of_core9.insert(n.substr(0, n.find('.')));
+  CHECK(pods_of_core9.size() == 8);
+  CHECK(s.description ==
+        "128 nodes, 1 NIC each; 3-tier fat-tree, 8 pods x (4 leaves x 4 host ports, 4 spines), 16 cores");
+}
+
+TEST_CASE("3-tier with explicit counts: spine s cables to cores [s*c, (s+1)*c)") {
+  ClusterSpec spec = radix_fabric(40, 3, 0);
+  spec.fabric.hosts_per_leaf = 10;
+  spec.fabric.leaves_per_pod = 2;
+  spec.fabric.spines = 2;
+  spec.fabric.cores = 6;
+  const Topology t = build_cluster(spec);
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{0, 4, 4, 6});
+  CHECK(neighbours(t, t.at("spine1.1")) == std::multiset<std::string>{"leaf2", "leaf3", "core3", "core4", "core5"});
+  CHECK(t.summary.oversubscription_per_tier[1] == doctest::Approx(5.0));
+  CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(4 * 2 * 50e9 / 2));
+}
+
+TEST_CASE("a 3:1 oversubscribed radix-64 leaf: 48 hosts down, 16 spines up") {
+  const ClusterSpec spec = radix_fabric(96, 2, 64, 3.0);
+  const FabricLayout layout = layout_fabric(spec);
+  CHECK(layout.hosts_per_leaf == 48);
+  CHECK(layout.spines == 16);
+  CHECK(layout.leaves == 2);
+  const Topology t = build_cluster(spec);
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{0, 2, 16});
+  CHECK(t.summary.oversubscription_per_tier[1] == doctest::Approx(3.0));
+  CHECK(t.summary.oversubscription_per_tier[2] == doctest::Approx(1.0));
+  CHECK(t.out_links(t.at("leaf1")).size() == 64);
+  // The 32 leaf-spine cables carry less than the 96 NICs: they are the cut.
+  CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(16 * 50e9));
+}
+
+TEST_CASE("radix 64 non-blocking, 2 links per leaf-spine pair: 32 down, 16 spines") {
+  ClusterSpec spec = radix_fabric(64, 2, 64);
+  spec.fabric.links_per_leaf_spine = 2;
+  const Topology t = build_cluster(spec);
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{0, 2, 16});
+  CHECK(t.summary.cables_per_tier == std::vector<std::size_t>{0, 64, 64});
+  CHECK(neighbours(t, t.at("spine0")) == std::multiset<std::string>{"leaf0", "leaf0", "leaf1", "leaf1"});
+  CHECK(t.summary.oversubscription_per_tier[1] == doctest::Approx(1.0));
+}
+
+TEST_CASE("rail-optimised: NIC r of every node sits on a leaf of rail r") {
+  ClusterSpec spec = dgx_cluster(64);
+  spec.fabric.kind = FabricKind::kRailOptimized;
+  spec.fabric.spines = 0;
+  spec.fabric.radix = 64;  // 32 down, 32 up
+  const FabricLayout layout = layout_fabric(spec);
+  CHECK(layout.rails == 8);
+  CHECK(layout.leaves_per_rail == 2);
+  CHECK(layout.leaves == 16);
+  CHECK(layout.spines == 32);
+  const Topology t = build_cluster(spec);
+  for (int i = 0; i < 64; ++i) {
+    for (int r = 0; r < 8; ++r) {
+      CHECK(leaf_of(t, nic(static_cast<std::uint64_t>(i), r)) == std::string("leaf") + std::to_string(r * 2 + i / 32));
+    }
+  }
+  // Every leaf holds NICs of one rail only, 32 of them, and reaches every spine.
+  for (int l = 0; l < 16; ++l) {
+    std::set<std::string> rails;
+    int nics = 0;
+    int spines = 0;
+    for (const auto& n : neighbours(t, t.at(std::string("leaf") + std::to_string(l)))) {
+      if (n.find(".nic") != std::string::npos) {
+        rails.insert(n.substr(n.find(".nic")));
+        ++nics;
+      } else if (n.rfind("spine", 0) == 0) {
+        ++spines;
+      }
+    }
+    CHECK(rails.size() == 1);
+    CHECK(nics == 32);
+    CHECK(spines == 32);
+  }
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{256, 16, 32});
+  CHECK(t.summary.cables_per_tier == std::vector<std::size_t>{512, 512, 512});
+  CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(256 * 50e9));
+  CHECK(t.summary.description.find("rail-optimised, 8 rails x 2 leaves x 32 host ports, 32 spines") !=
+        std::string::npos);
+}
+
+TEST_CASE("explicit leaves may exceed what the NICs need; the spare leaves stay empty") {
+  ClusterSpec spec = example_fabric();
+  spec.nodes = 100;
+  spec.fabric.leaves = 8;
+  const Topology t = build_cluster(spec);
+  CHECK(t.summary.switches_per_tier[1] == 8);
+  CHECK(leaf_of(t, "n99.nic0") == "leaf3");
+  CHECK(t.out_links(t.at("leaf3")).size() == 4 + 8);
+  CHECK(t.out_links(t.at("leaf7")).size() == 8);
+  CHECK(t.summary.oversubscription_per_tier[1] == doctest::Approx(1.0));
+}
+
+TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
+  const auto expect = [](const ClusterSpec& spec, const std::string& field, const std::string& detail = "") {
+    const std::string msg = error_of(spec);
+    INFO(msg);
+    CHECK(msg.rfind(field + ": ", 0) == 0);
+    if (!detail.empty()) CHECK(msg.find(detail) != std::string::npos);
+  };
+  ClusterSpec s;
+
+  s = example_fabric(), s.nodes = 0, expect(s, "nodes");
+  s = example_fabric(), s.node.gpus = -1, expect(s, "node.gpus");
+  s = example_fabric(), s.node.nics = -2, expect(s, "node.nics");
+  s = example_fabric(), s.node.nics = 0, expect(s, "node.nics", "nothing to build");
+  s = dgx_cluster(4), s.node.nics = 0, expect(s, "node.nics", "4 NVLink domains");
+  s = dgx_cluster(4), s.node.nvlink_domain_nodes = 0, expect(s, "node.nvlink_domain_nodes");
+  s = dgx_cluster(4), s.node.nvlink_domain_nodes = 3,
+  expect(s, "node.nvlink_domain_nodes", "does not divide nodes = 4");
+  s = example_fabric(), s.node.nvlink_domain_nodes = 2, expect(s, "node.nvlink_domain_nodes", "node.gpus is 0");
+  s = dgx_cluster(4), s.node.nvswitches = 0, expect(s, "node.nvswitches");
+  s = dgx_cluster(4), s.node.nvlink_bytes_per_s = 0, expect(s, "node.nvlink_bytes_per_s");
+  s = dgx_cluster(4), s.node.nvlink_latency_ns = -1, expect(s, "node.nvlink_latency_ns");
+  s = dgx_cluster(4), s.node.pcie_bytes_per_s = -64e9, expect(s, "node.pcie_bytes_per_s");
+  s = dgx_cluster(4), s.node.pcie_latency_ns = -1, expect(s, "node.pcie_latency_ns");
+  s = example_fabric(), s.node.nic_bytes_per_s = 0, expect(s, "node.nic_bytes_per_s");
+  s = example_fabric(), s.nodes = 1 << 30, s.node.nics = 2, expect(s, "nodes", "more than a Topology holds");
+
+  s = example_fabric(), s.fabric.tiers = 4, expect(s, "fabric.tiers", "must be 2 or 3");
+  s = example_fabric(), s.fabric.tiers = 1, expect(s, "fabric.tiers");
+  s = example_fabric(), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.tiers = 3,
+  s.fabric.tier.push_back({50e9, 1000}), expect(s, "fabric.tiers", "rail-optimised");
+  s = example_fabric(), s.fabric.tier.pop_back(),
+  expect(s, "fabric.tier", "needs 2 link speeds (NIC-leaf, leaf-spine), got 1");
+  s = example_fabric(), s.fabric.tiers = 3, s.fabric.leaves_per_pod = 4, s.fabric.cores = 8,
+  expect(s, "fabric.tier", "needs 3 link speeds");
+  s = example_fabric(), s.fabric.tier[1].link_bytes_per_s = 0,
+  expect(s, "fabric.tier[1].link_bytes_per_s (leaf-spine)");
+  s = example_fabric(), s.fabric.tier[0].link_latency_ns = -3, expect(s, "fabric.tier[0].link_latency_ns (NIC-leaf)");
+  s = example_fabric(), s.fabric.radix = 63, expect(s, "fabric.radix", "odd");
+  s = example_fabric(), s.fabric.radix = -2, expect(s, "fabric.radix");
+  s = example_fabric(), s.fabric.oversubscription = 0, expect(s, "fabric.oversubscription");
+  s = example_fabric(), s.fabric.hosts_per_leaf = -1, expect(s, "fabric.hosts_per_leaf");
+  s = example_fabric(), s.fabric.leaves = -1, expect(s, "fabric.leaves");
+  s = example_fabric(), s.fabric.spines = -1, expect(s, "fabric.spines");
+  s = example_fabric(), s.fabric.links_per_leaf_spine = 0, expect(s, "fabric.links_per_leaf_spine");
+  s = example_fabric(), s.fabric.cores = 4, expect(s, "fabric.cores", "only a 3-tier fabric");
+  s = example_fabric(), s.fabric.leaves_per_pod = 4, expect(s, "fabric.leaves_per_pod", "only a 3-tier fabric");
+
+  s = example_fabric(), s.fabric.hosts_per_leaf = 0,
+  expect(s, "fabric.hosts_per_leaf", "give hosts_per_leaf or a radix");
+  s = example_fabric(), s.fabric.spines = 0, expect(s, "fabric.spines", "give spines or a radix");
+  s = example_fabric(), s.fabric.leaves = 10,
+  expect(s, "fabric.leaves", "10 leaves x 32 hosts_per_leaf hold 320 NIC ports, but the cluster has 1024");
+  s = example_fabric(), s.fabric.radix = 64, s.fabric.hosts_per_leaf = 64,
+  expect(s, "fabric.hosts_per_leaf", "64 NIC ports down per leaf leave no port up on a radix-64 switch");
+  s = radix_fabric(96, 2, 64, 3.0), s.fabric.spines = 32,
+  expect(s, "fabric.spines",
+         "32 spines x 1 links_per_leaf_spine need 32 up ports per leaf, but a radix-64 leaf with "
+         "hosts_per_leaf 48 has 16 left");
+  s = radix_fabric(96, 2, 64, 1.0), s.fabric.links_per_leaf_spine = 3,
+  expect(s, "fabric.links_per_leaf_spine", "3 does not divide the 32 up ports per leaf");
+  s = radix_fabric(96, 2, 64, 0.001), expect(s, "fabric.oversubscription", "leaves no NIC port down");
+  s = radix_fabric(4096, 2, 64), expect(s, "fabric.radix", "every spine needs 128 ports");
+  s = radix_fabric(200, 3, 8), expect(s, "fabric.radix", "13 pods need 13 ports on every core");
+
+  s = radix_fabric(128, 3, 0), s.fabric.hosts_per_leaf = 4, s.fabric.spines = 4, s.fabric.cores = 16,
+  expect(s, "fabric.leaves_per_pod", "give leaves_per_pod or a radix");
+  s = radix_fabric(128, 3, 0), s.fabric.hosts_per_leaf = 4, s.fabric.spines = 4, s.fabric.leaves_per_pod = 4,
+  expect(s, "fabric.cores", "give cores or a radix");
+  s = radix_fabric(128, 3, 8), s.fabric.cores = 10,
+  expect(s, "fabric.cores", "10 is not a multiple of the 4 spines per pod");
+  s = radix_fabric(128, 3, 8), s.fabric.cores = 32, expect(s, "fabric.cores", "8 up ports on every spine");
+  s = radix_fabric(128, 3, 8), s.fabric.leaves_per_pod = 8, expect(s, "fabric.leaves_per_pod", "leaving none");
+  s = radix_fabric(128, 3, 8), s.fabric.leaves = 30, expect(s, "fabric.leaves", "not a multiple of leaves_per_pod 4");
+  s = radix_fabric(128, 3, 8), s.fabric.leaves = 28, expect(s, "fabric.leaves", "the cluster has 128");
+
+  s = example_fabric(), s.fabric.spines = 1 << 30, expect(s, "fabric", "more than a Topology holds");
+  s = example_fabric(), s.fabric.spines = 1 << 20, s.fabric.links_per_leaf_spine = 1 << 20,
+  expect(s, "fabric", "cables, more than a Topology holds");
+  s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.leaves = 12,
+  expect(s, "fabric.leaves", "not a multiple of the 8 rails");
+  s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.leaves = 8,
+  expect(s, "fabric.leaves", "one NIC of each of 64 nodes");
+}

@@ -1,0 +1,319 @@
+// Router: route lengths, path shape, ECMP spread and determinism, the forwarding rules, and a
+// comparison of its distances with Boost.Graph's own BFS.
+#include "topologies/routing.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <boost/graph/breadth_first_search.hpp>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "topologies/cluster.hpp"
+
+using namespace fathom::topo;
+
+namespace {
+
+ClusterSpec example_fabric() {
+  ClusterSpec spec;
+  spec.nodes = 1024;
+  spec.node.gpus = 0;
+  spec.node.nics = 1;
+  spec.node.nic_bytes_per_s = 12.5e9;
+  spec.fabric.hosts_per_leaf = 32;
+  spec.fabric.spines = 8;
+  spec.fabric.tier = {{12.5e9, 1000}, {50e9, 1000}};
+  return spec;
+}
+
+ClusterSpec k_ary_3_tier(int k) {
+  ClusterSpec spec;
+  spec.nodes = k * k * k / 4;
+  spec.node.gpus = 0;
+  spec.node.nics = 1;
+  spec.fabric.tiers = 3;
+  spec.fabric.radix = k;
+  spec.fabric.tier.assign(3, TierSpec{50e9, 500});
+  return spec;
+}
+
+ClusterSpec rail_cluster(int nodes) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.node.gpus = 8;
+  spec.node.nics = 8;
+  spec.fabric.kind = FabricKind::kRailOptimized;
+  spec.fabric.radix = 64;
+  spec.fabric.tier = {{50e9, 600}, {50e9, 600}};
+  return spec;
+}
+
+// "n<node>.nic<k>", appended rather than `"n" + std::to_string(i)`, which GCC 12 at -O3 flags
+// with a false -Wrestrict (GCC bug 105329).
+std::string nic(std::uint64_t node, int k = 0) {
+  std::string s = "n";
+  s += std::to_string(node);
+  s += ".nic";
+  s += std::to_string(k);
+  return s;
+}
+
+// A route is a chain of links from src to dst.
+void check_path(const Topology& t, const std::vector<LinkId>& route, VertexId src, VertexId dst) {
+  REQUIRE(!route.empty());
+  CHECK(t.link(route.front()).from == src);
+  CHECK(t.link(route.back()).to == dst);
+  for (std::size_t i = 1; i < route.size(); ++i) CHECK(t.link(route[i - 1]).to == t.link(route[i]).from);
+}
+
+std::vector<std::string> names(const Topology& t, const std::vector<LinkId>& route) {
+  std::vector<std::string> out;
+  for (LinkId l : route) out.push_back(t.link(l).name);
+  return out;
+}
+
+std::string error_of(auto&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no std::invalid_argument thrown)";
+}
+
+}  // namespace
+
+TEST_CASE("the example fabric: 2 links on one leaf, 4 across leaves, up then down") {
+  const Topology t = build_cluster(example_fabric());
+  Router router(t);
+  const VertexId a = t.at("n0.nic0");
+  const VertexId b = t.at("n1.nic0");
+  const VertexId far = t.at("n1023.nic0");
+  const auto& same_leaf = router.route(a, b, 7);
+  CHECK(names(t, same_leaf) == std::vector<std::string>{"n0.nic0->leaf0", "leaf0->n1.nic0"});
+  const auto& across = router.route(a, far, 7);
+  REQUIRE(across.size() == 4);
+  check_path(t, across, a, far);
+  CHECK(t.link(across[0]).cls == LinkClass::kHostLeaf);
+  CHECK(t.link(across[1]).cls == LinkClass::kLeafSpine);
+  CHECK(t.link(across[2]).cls == LinkClass::kLeafSpine);
+  CHECK(t.link(across[3]).cls == LinkClass::kHostLeaf);
+  CHECK(t.vertex(t.link(across[1]).to).tier == 2);
+  CHECK(router.hop_count(a, far) == 4u);
+  CHECK(router.hop_count(a, b) == 2u);
+  CHECK(router.route(a, a, 7).empty());
+  CHECK(router.hop_count(a, a) == 0u);
+  // The ECMP sets: one way up from the NIC, eight from its leaf, one down from any spine.
+  CHECK(router.next_links(a, far).size() == 1);
+  CHECK(router.next_links(t.at("leaf0"), far).size() == 8);
+  CHECK(names(t, router.next_links(t.at("spine5"), far)) == std::vector<std::string>{"spine5->leaf31"});
+  // All 1024 NICs share their leaves' 32 tables.
+  for (std::uint64_t h = 0; h < 64; ++h) router.route(t.at(nic(h * 16)), far, h);
+  CHECK(router.distance_tables() <= 32);
+}
+
+TEST_CASE("a k-ary 3-tier fabric (k = 8): 2 links on a leaf, 4 in a pod, 6 across pods") {
+  const Topology t = build_cluster(k_ary_3_tier(8));
+  Router router(t);
+  const VertexId src = t.at("n0.nic0");
+  const std::map<std::string, std::size_t> expected = {
+      {"n3.nic0", 2}, {"n4.nic0", 4}, {"n15.nic0", 4}, {"n16.nic0", 6}, {"n127.nic0", 6}};
+  for (const auto& [name, links] : expected) {
+    const VertexId dst = t.at(name);
+    for (std::uint64_t h = 0; h < 50; ++h) {
+      const auto& r = router.route(src, dst, h);
+      CHECK(r.size() == links);
+      check_path(t, r, src, dst);
+    }
+  }
+  // Across pods every (spine, core) pair of the source pod is used: 4 spines x 4 cores.
+  std::set<std::pair<VertexId, VertexId>> paths;
+  for (std::uint64_t h = 0; h < 2000; ++h) {
+    const auto& r = router.route(src, t.at("n127.nic0"), h);
+    paths.insert({t.link(r[1]).to, t.link(r[2]).to});
+    CHECK(t.link(r[2]).cls == LinkClass::kSpineCore);
+  }
+  CHECK(paths.size() == 16);
+}
+
+TEST_CASE("the Router's hop counts equal Boost.Graph's breadth-first search on a Clos fabric") {
+  const Topology t = build_cluster(k_ary_3_tier(8));
+  Router router(t);
+  std::vector<VertexId> nics;
+  for (VertexId v = 0; v < t.vertices().size(); ++v) {
+    if (t.vertex(v).kind == VertexKind::kNic) nics.push_back(v);
+  }
+  REQUIRE(nics.size() == 128);
+  const Graph& g = t.graph();
+  for (VertexId s : nics) {
+    std::vector<std::uint32_t> dist(boost::num_vertices(g), 0);
+    boost::breadth_first_search(
+        g, s, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
+    for (VertexId d : nics) CHECK(router.hop_count(s, d) == dist[d]);
+  }
+}
+
+TEST_CASE("ECMP spreads flows between two hosts evenly over the spines") {
+  const Topology t = build_cluster(example_fabric());
+  Router router(t);
+  const VertexId src = t.at("n0.nic0");
+  const VertexId dst = t.at("n1023.nic0");
+  constexpr int kFlows = 8000;
+  std::map<std::string, int> per_spine;
+  for (std::uint64_t h = 0; h < kFlows; ++h) ++per_spine[t.vertex(t.link(router.route(src, dst, h)[1]).to).name];
+  REQUIRE(per_spine.size() == 8);  // every spine is used
+  const double expected = kFlows / 8.0;
+  double chi_square = 0;
+  int lo = kFlows;
+  int hi = 0;
+  for (const auto& [spine, n] : per_spine) {
+    chi_square += (n - expected) * (n - expected) / expected;
+    lo = std::min(lo, n);
+    hi = std::max(hi, n);
+  }
+  MESSAGE("spine loads " << lo << ".." << hi << ", chi-square " << chi_square << " (7 dof)");
+  CHECK(chi_square < 24.32);  // the 0.1% critical value for 7 degrees of freedom
+  CHECK(static_cast<double>(hi) / lo < 1.2);
+}
+
+TEST_CASE("ECMP uses every parallel cable between a leaf and a spine") {
+  ClusterSpec spec = example_fabric();
+  spec.nodes = 64;
+  spec.fabric.spines = 2;
+  spec.fabric.links_per_leaf_spine = 3;
+  const Topology t = build_cluster(spec);
+  Router router(t);
+  std::set<LinkId> up;
+  std::set<LinkId> down;
+  for (std::uint64_t h = 0; h < 600; ++h) {
+    const auto& r = router.route(t.at("n0.nic0"), t.at("n63.nic0"), h);
+    up.insert(r[1]);
+    down.insert(r[2]);
+  }
+  CHECK(up.size() == 6);  // 2 spines x 3 cables
+  CHECK(down.size() == 6);
+}
+
+TEST_CASE("routes are deterministic: same (src, dst, hash), same links, in any Router") {
+  const Topology t = build_cluster(k_ary_3_tier(8));
+  Router a(t);
+  Router b(t, 1);  // a budget below one table: every new destination evicts the last
+  std::mt19937_64 rng(42);
+  std::vector<std::tuple<VertexId, VertexId, std::uint64_t>> flows;
+  for (int i = 0; i < 500; ++i) {
+    flows.emplace_back(t.at(nic(rng() % 128)), t.at(nic(rng() % 128)), rng());
+  }
+  for (const auto& [s, d, h] : flows) {
+    const std::vector<LinkId> first = a.route(s, d, h);
+    CHECK(&a.route(s, d, h) == &a.route(s, d, h));  // cached
+    CHECK(b.route(s, d, h) == first);
+  }
+  CHECK(b.distance_tables() == 1);
+  a.clear_routes();
+  CHECK(a.cached_routes() == 0);
+  for (const auto& [s, d, h] : flows) CHECK(a.route(s, d, h) == b.route(s, d, h));
+  CHECK(ecmp_mix(1, 0) != ecmp_mix(1, 1));
+  CHECK(ecmp_mix(1, 0) != ecmp_mix(2, 0));
+}
+
+TEST_CASE("unreachable destinations and unknown vertices throw, naming them") {
+  Topology t;
+  const VertexId a = t.add_vertex("a", VertexKind::kSwitch, 1);
+  const VertexId b = t.add_vertex("b", VertexKind::kSwitch, 1);
+  const VertexId island = t.add_vertex("island", VertexKind::kSwitch, 1);
+  t.add_link(a, b, 1e9, 10, LinkClass::kLeafSpine);  // one way only
+  Router router(t);
+  CHECK(router.route(a, b, 0).size() == 1);
+  CHECK(error_of([&] { router.route(b, a, 0); }) == "Router: no route from \"b\" to \"a\"");
+  CHECK(error_of([&] { router.route(a, island, 3); }) == "Router: no route from \"a\" to \"island\"");
+  CHECK(error_of([&] { router.next_links(island, a); }).find("\"island\" to \"a\"") != std::string::npos);
+  CHECK(!router.hop_count(b, a).has_value());
+  CHECK(error_of([&] { router.route(a, 99, 0); }).find("vertex id 99 does not exist") != std::string::npos);
+}
+
+TEST_CASE("GPUs never forward, and two GPUs sharing a NIC talk over NVLink, not PCIe") {
+  ClusterSpec spec = rail_cluster(2);
+  spec.node.nics = 4;  // GPUs 2k and 2k+1 share NIC k
+  spec.fabric.kind = FabricKind::kFatTree;
+  const Topology t = build_cluster(spec);
+  Router router(t);
+  const VertexId g0 = t.at("n0.gpu0");
+  const VertexId g1 = t.at("n0.gpu1");
+  CHECK(names(t, router.next_links(g0, g1)) == std::vector<std::string>{"n0.gpu0->n0.nvswitch"});
+  for (std::uint64_t h = 0; h < 100; ++h) {
+    CHECK(names(t, router.route(g0, g1, h)) ==
+          std::vector<std::string>{"n0.gpu0->n0.nvswitch", "n0.nvswitch->n0.gpu1"});
+  }
+  // NIC to NIC inside a node goes through the leaf, not GPU memory and NVLink.
+  CHECK(names(t, router.route(t.at("n0.nic0"), t.at("n0.nic1"), 5)) ==
+        std::vector<std::string>{"n0.nic0->leaf0", "leaf0->n0.nic1"});
+  // A GPU reaches a GPU of another node through its own NIC and the peer's.
+  const auto& r = router.route(g1, t.at("n1.gpu6"), 1);
+  CHECK(names(t, r) ==
+        std::vector<std::string>{"n0.gpu1->n0.nic0", "n0.nic0->leaf0", "leaf0->n1.nic3", "n1.nic3->n1.gpu6"});
+}
+
+TEST_CASE("routes across a rail-optimised fabric") {
+  const Topology t = build_cluster(rail_cluster(64));
+  Router router(t);
+  // Same rail, other leaf: up to a spine and down the rail.
+  const auto& same_rail = router.route(t.at("n0.nic3"), t.at("n63.nic3"), 11);
+  REQUIRE(same_rail.size() == 4);
+  CHECK(t.vertex(t.link(same_rail[0]).to).name == "leaf6");
+  CHECK(t.vertex(t.link(same_rail[2]).to).name == "leaf7");
+  // GPU to GPU on other rails and nodes: 6 links, no GPU in the middle, spread over all spines.
+  const VertexId src = t.at("n0.gpu0");
+  const VertexId dst = t.at("n40.gpu5");
+  std::set<VertexId> spines;
+  for (std::uint64_t h = 0; h < 1000; ++h) {
+    const auto& r = router.route(src, dst, h);
+    REQUIRE(r.size() == 6);
+    check_path(t, r, src, dst);
+    for (std::size_t i = 0; i + 1 < r.size(); ++i) CHECK(t.vertex(t.link(r[i]).to).kind != VertexKind::kGpu);
+    CHECK(t.vertex(t.link(r[0]).to).name == "n0.nic0");
+    CHECK(t.vertex(t.link(r[1]).to).name == "leaf0");
+    CHECK(t.vertex(t.link(r[3]).to).name == "leaf11");
+    CHECK(t.vertex(t.link(r[4]).to).name == "n40.nic5");
+    spines.insert(t.link(r[2]).to);
+  }
+  CHECK(spines.size() == 32);
+  // Inside a node, GPU to GPU is two NVLink hops.
+  CHECK(router.route(src, t.at("n0.gpu7"), 0).size() == 2);
+}
+
+TEST_CASE("performance sanity: 16,384 random pairs on a 16,384-host 2-tier fabric") {
+  ClusterSpec spec = example_fabric();
+  spec.nodes = 16384;
+  spec.fabric.hosts_per_leaf = 64;
+  spec.fabric.spines = 64;
+  const auto build_start = std::chrono::steady_clock::now();
+  const Topology t = build_cluster(spec);
+  const auto route_start = std::chrono::steady_clock::now();
+  const std::clock_t route_cpu_start = std::clock();
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{0, 256, 64});
+  Router router(t);
+  std::mt19937_64 rng(7);
+  std::size_t links = 0;
+  for (int i = 0; i < 16384; ++i) {
+    const auto src = static_cast<VertexId>(rng() % 16384);
+    const auto dst = static_cast<VertexId>(rng() % 16384);
+    const auto& r = router.route(src, dst, rng());
+    CHECK((r.size() == 0 || r.size() == 2 || r.size() == 4));
+    links += r.size();
+  }
+  const auto end = std::chrono::steady_clock::now();
+  const double route_cpu_ms = 1e3 * static_cast<double>(std::clock() - route_cpu_start) / CLOCKS_PER_SEC;
+  const auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  MESSAGE("16,384-host fabric: built in " << ms(route_start - build_start) << " ms; 16,384 routes (" << links
+                                          << " links) in " << ms(end - route_start) << " ms (" << route_cpu_ms
+                                          << " ms of CPU) with " << router.distance_tables() << " distance tables");
+  CHECK(router.distance_tables() <= 256);
+}

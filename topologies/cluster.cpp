@@ -1,0 +1,579 @@
+// build_cluster(): validation, fabric derivation, and the builders for nodes and fabrics.
+#include "topologies/cluster.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fathom::topo {
+
+namespace {
+
+using Count = std::int64_t;  // intermediate counts: nodes * nics must not overflow an int
+
+// Vertices and links are numbered in 32 bits; stay well inside so that a typo (nodes: 1e9)
+// is an error, not an hour of allocation.
+constexpr Count kMaxElements = Count{1} << 30;
+
+[[noreturn]] void fail(const std::string& field, const std::string& what) {
+  throw std::invalid_argument(field + ": " + what);
+}
+
+std::string num(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+std::string num(Count x) { return std::to_string(x); }
+
+Count ceil_div(Count a, Count b) { return (a + b - 1) / b; }
+
+// a * b for non-negative counts, saturating far above kMaxElements instead of overflowing.
+Count sat_mul(Count a, Count b) {
+  constexpr Count kCap = kMaxElements * 4;
+  if (a == 0 || b == 0) return 0;
+  return a > kCap / b ? kCap : std::min(kCap, a * b);
+}
+
+// GPUs, NICs and NVSwitch planes.
+Count node_vertices(const ClusterSpec& spec) {
+  const Count planes = spec.node.gpus > 0 ? spec.nodes / spec.node.nvlink_domain_nodes : 0;
+  return Count{spec.nodes} * (Count{spec.node.gpus} + spec.node.nics) + planes;
+}
+
+void require_rate(const std::string& field, double bytes_per_s) {
+  if (!std::isfinite(bytes_per_s) || bytes_per_s <= 0) {
+    fail(field, "must be a positive, finite number of bytes per second, got " + num(bytes_per_s));
+  }
+}
+
+void require_latency(const std::string& field, std::int64_t latency_ns) {
+  if (latency_ns < 0) fail(field, "must not be negative, got " + num(Count{latency_ns}) + " ns");
+}
+
+void require_non_negative(const std::string& field, int value, const std::string& zero_means) {
+  if (value < 0) fail(field, "must not be negative (0 " + zero_means + "), got " + num(Count{value}));
+}
+
+void validate_node(const ClusterSpec& spec) {
+  const NodeSpec& n = spec.node;
+  if (spec.nodes < 1) fail("nodes", "must be at least 1, got " + num(Count{spec.nodes}));
+  if (n.gpus < 0) fail("node.gpus", "must not be negative, got " + num(Count{n.gpus}));
+  if (n.nics < 0) fail("node.nics", "must not be negative, got " + num(Count{n.nics}));
+  if (n.gpus == 0 && n.nics == 0) fail("node.nics", "a node with no GPUs and no NICs has nothing to build");
+  if (n.nvlink_domain_nodes < 1) {
+    fail("node.nvlink_domain_nodes", "must be at least 1, got " + num(Count{n.nvlink_domain_nodes}));
+  }
+  if (n.gpus == 0 && n.nvlink_domain_nodes != 1) {
+    fail("node.nvlink_domain_nodes",
+         num(Count{n.nvlink_domain_nodes}) + " nodes per NVLink domain need GPUs to join, but node.gpus is 0");
+  }
+  if (spec.nodes % n.nvlink_domain_nodes != 0) {
+    fail("node.nvlink_domain_nodes", num(Count{n.nvlink_domain_nodes}) + " does not divide nodes = " +
+                                         num(Count{spec.nodes}) + " (every NVLink domain is whole)");
+  }
+  if (n.gpus > 0) {
+    require_rate("node.nvlink_bytes_per_s", n.nvlink_bytes_per_s);
+    require_latency("node.nvlink_latency_ns", n.nvlink_latency_ns);
+    if (n.nvswitches < 1) {
+      fail("node.nvswitches",
+           "a node with GPUs needs at least 1 NVSwitch chip per NVLink domain, got " + num(Count{n.nvswitches}));
+    }
+  }
+  if (n.gpus > 0 && n.nics > 0) {
+    require_rate("node.pcie_bytes_per_s", n.pcie_bytes_per_s);
+    require_latency("node.pcie_latency_ns", n.pcie_latency_ns);
+  }
+  if (n.nics > 0) require_rate("node.nic_bytes_per_s", n.nic_bytes_per_s);
+  if (n.nics == 0 && spec.nodes > n.nvlink_domain_nodes) {
+    fail("node.nics", "0 NICs per node leave the " + num(Count{spec.nodes / n.nvlink_domain_nodes}) +
+                          " NVLink domains of this cluster unconnected; give the nodes NICs or set "
+                          "node.nvlink_domain_nodes = nodes");
+  }
+  if (node_vertices(spec) > kMaxElements) {
+    fail("nodes", num(Count{spec.nodes}) + " nodes x " + num(Count{n.gpus} + n.nics) + " endpoints make " +
+                      num(node_vertices(spec)) + " vertices, more than a Topology holds (" + num(kMaxElements) + ")");
+  }
+}
+
+// The fields every fabric shares; then the tier-1 port split.
+void validate_fabric_fields(const FabricSpec& f) {
+  if (f.tiers != 2 && f.tiers != 3) fail("fabric.tiers", "must be 2 or 3, got " + num(Count{f.tiers}));
+  if (f.kind == FabricKind::kRailOptimized && f.tiers != 2) {
+    fail("fabric.tiers",
+         "a rail-optimised fabric is 2-tier (rails of leaves joined by spines), got " + num(Count{f.tiers}));
+  }
+  const char* tier_names[] = {"NIC-leaf", "leaf-spine", "spine-core"};
+  if (f.tier.size() != static_cast<std::size_t>(f.tiers)) {
+    std::string need;
+    for (int t = 0; t < f.tiers; ++t) need += std::string(t == 0 ? "" : ", ") + tier_names[t];
+    fail("fabric.tier", "a " + num(Count{f.tiers}) + "-tier fabric needs " + num(Count{f.tiers}) + " link speeds (" +
+                            need + "), got " + num(static_cast<Count>(f.tier.size())));
+  }
+  for (int t = 0; t < f.tiers; ++t) {
+    const std::string field = "fabric.tier[" + std::to_string(t) + "]";
+    require_rate(field + ".link_bytes_per_s (" + tier_names[t] + ")",
+                 f.tier[static_cast<std::size_t>(t)].link_bytes_per_s);
+    require_latency(field + ".link_latency_ns (" + tier_names[t] + ")",
+                    f.tier[static_cast<std::size_t>(t)].link_latency_ns);
+  }
+  require_non_negative("fabric.radix", f.radix, "means explicit counts");
+  if (f.radix % 2 != 0) {
+    fail("fabric.radix", num(Count{f.radix}) + " is odd; a fat-tree switch's ports are split evenly into pairs");
+  }
+  if (!std::isfinite(f.oversubscription) || f.oversubscription <= 0) {
+    fail("fabric.oversubscription", "must be a positive ratio (3 means 3:1), got " + num(f.oversubscription));
+  }
+  require_non_negative("fabric.hosts_per_leaf", f.hosts_per_leaf, "derives it from radix");
+  require_non_negative("fabric.leaves", f.leaves, "means as many as the NICs need");
+  require_non_negative("fabric.spines", f.spines, "derives it from radix");
+  require_non_negative("fabric.leaves_per_pod", f.leaves_per_pod, "derives it from radix");
+  require_non_negative("fabric.cores", f.cores, "derives it from radix");
+  if (f.links_per_leaf_spine < 1) {
+    fail("fabric.links_per_leaf_spine", "must be at least 1, got " + num(Count{f.links_per_leaf_spine}));
+  }
+  if (f.tiers == 2 && f.leaves_per_pod > 0) {
+    fail("fabric.leaves_per_pod", "only a 3-tier fabric has pods, and fabric.tiers is 2");
+  }
+  if (f.tiers == 2 && f.cores > 0) fail("fabric.cores", "only a 3-tier fabric has cores, and fabric.tiers is 2");
+}
+
+// NIC ports down per leaf.
+Count derive_hosts_per_leaf(const FabricSpec& f) {
+  const Count radix = f.radix;
+  if (f.hosts_per_leaf > 0) {
+    if (radix > 0 && f.hosts_per_leaf >= radix) {
+      fail("fabric.hosts_per_leaf", num(Count{f.hosts_per_leaf}) +
+                                        " NIC ports down per leaf leave no port up on a radix-" + num(radix) +
+                                        " switch");
+    }
+    return f.hosts_per_leaf;
+  }
+  if (radix == 0) fail("fabric.hosts_per_leaf", "give hosts_per_leaf or a radix to derive it from");
+  // The epsilon keeps 64 * 3 / 4 from landing on 47.999...
+  const auto down = static_cast<Count>(
+      std::floor(static_cast<double>(radix) * f.oversubscription / (1.0 + f.oversubscription) + 1e-9));
+  if (down < 1) {
+    fail("fabric.oversubscription", num(f.oversubscription) + " on a radix-" + num(radix) +
+                                        " leaf leaves no NIC port down (hosts_per_leaf = floor(radix * o / (1 + o)))");
+  }
+  if (down >= radix) {
+    fail("fabric.oversubscription",
+         num(f.oversubscription) + " on a radix-" + num(radix) +
+             " leaf leaves no port up (hosts_per_leaf = floor(radix * o / (1 + o)) = " + num(down) + ")");
+  }
+  return down;
+}
+
+// Spines per leaf group (2-tier: all spines; 3-tier: per pod): each leaf has links_per_leaf_spine
+// cables to every one of them.
+Count derive_spines(const FabricSpec& f, Count hosts_per_leaf) {
+  const Count radix = f.radix;
+  const Count m = f.links_per_leaf_spine;
+  const std::string which = f.tiers == 3 ? " spines per pod" : " spines";
+  if (f.spines > 0) {
+    if (radix > 0 && f.spines * m > radix - hosts_per_leaf) {
+      fail("fabric.spines", num(Count{f.spines}) + which + " x " + num(m) + " links_per_leaf_spine need " +
+                                num(f.spines * m) + " up ports per leaf, but a radix-" + num(radix) +
+                                " leaf with hosts_per_leaf " + num(hosts_per_leaf) + " has " +
+                                num(radix - hosts_per_leaf) + " left");
+    }
+    return f.spines;
+  }
+  if (radix == 0) fail("fabric.spines", "give spines or a radix to derive them from");
+  const Count up = radix - hosts_per_leaf;
+  if (up % m != 0) {
+    fail("fabric.links_per_leaf_spine", num(m) + " does not divide the " + num(up) + " up ports per leaf (radix " +
+                                            num(radix) + " - hosts_per_leaf " + num(hosts_per_leaf) + ")");
+  }
+  return up / m;
+}
+
+}  // namespace
+
+FabricLayout layout_fabric(const ClusterSpec& spec) {
+  validate_node(spec);
+  FabricLayout out;
+  if (spec.node.nics == 0) return out;  // an NVLink island (or one NVLink domain) on its own
+
+  const FabricSpec& f = spec.fabric;
+  validate_fabric_fields(f);
+  const Count radix = f.radix;
+  const Count m = f.links_per_leaf_spine;
+  const Count nodes = spec.nodes;
+  const Count nics = spec.node.nics;
+  const Count ports = nodes * nics;
+  const Count hosts = derive_hosts_per_leaf(f);
+  const Count spines = derive_spines(f, hosts);
+  Count leaves = 0;
+  Count leaves_per_rail = 0;
+  Count pods = 0;
+  Count leaves_per_pod = 0;
+  Count cores = 0;
+  Count cores_per_spine = 0;
+
+  if (f.kind == FabricKind::kRailOptimized) {
+    // Each rail holds one NIC of every node.
+    const Count need = ceil_div(nodes, hosts);
+    if (f.leaves > 0) {
+      if (f.leaves % nics != 0) {
+        fail("fabric.leaves", num(Count{f.leaves}) + " is not a multiple of the " + num(nics) +
+                                  " rails (one per NIC of a node, node.nics)");
+      }
+      if (f.leaves / nics < need) {
+        fail("fabric.leaves", num(Count{f.leaves}) + " leaves give each of the " + num(nics) + " rails " +
+                                  num(f.leaves / nics) + " leaves x " + num(hosts) +
+                                  " hosts_per_leaf = " + num(f.leaves / nics * hosts) +
+                                  " ports, but a rail carries one NIC of each of " + num(nodes) + " nodes");
+      }
+      leaves_per_rail = f.leaves / nics;
+    } else {
+      leaves_per_rail = need;
+    }
+    leaves = leaves_per_rail * nics;
+  } else if (f.tiers == 2) {
+    const Count need = ceil_div(ports, hosts);
+    if (f.leaves > 0 && f.leaves < need) {
+      fail("fabric.leaves", num(Count{f.leaves}) + " leaves x " + num(hosts) + " hosts_per_leaf hold " +
+                                num(f.leaves * hosts) + " NIC ports, but the cluster has " + num(ports) + " (nodes " +
+                                num(nodes) + " x node.nics " + num(nics) + ")");
+    }
+    leaves = f.leaves > 0 ? f.leaves : need;
+  } else {
+    if (f.leaves_per_pod > 0) {
+      leaves_per_pod = f.leaves_per_pod;
+    } else if (radix > 0) {
+      leaves_per_pod = radix / 2;
+    } else {
+      fail("fabric.leaves_per_pod", "give leaves_per_pod or a radix to derive it from (radix / 2)");
+    }
+    const Count spine_down = leaves_per_pod * m;
+    if (radix > 0 && spine_down >= radix) {
+      fail("fabric.leaves_per_pod", num(leaves_per_pod) + " leaves x " + num(m) + " links_per_leaf_spine take " +
+                                        num(spine_down) + " ports down on every spine, leaving none of radix " +
+                                        num(radix) + " up to the cores");
+    }
+    if (f.cores > 0) {
+      if (f.cores % spines != 0) {
+        fail("fabric.cores",
+             num(Count{f.cores}) + " is not a multiple of the " + num(spines) +
+                 " spines per pod (spine s of every pod cables to cores [s*c, (s+1)*c), c = cores / spines)");
+      }
+      cores = f.cores;
+      cores_per_spine = cores / spines;
+      if (radix > 0 && spine_down + cores_per_spine > radix) {
+        fail("fabric.cores", num(cores) + " cores need " + num(cores_per_spine) +
+                                 " up ports on every spine, but a radix-" + num(radix) + " spine with " +
+                                 num(spine_down) + " ports down has " + num(radix - spine_down) + " left");
+      }
+    } else if (radix > 0) {
+      cores_per_spine = radix - spine_down;
+      cores = spines * cores_per_spine;
+    } else {
+      fail("fabric.cores", "give cores or a radix to derive them from");
+    }
+    const Count need = ceil_div(ports, hosts);
+    if (f.leaves > 0) {
+      if (f.leaves % leaves_per_pod != 0) {
+        fail("fabric.leaves", num(Count{f.leaves}) + " is not a multiple of leaves_per_pod " + num(leaves_per_pod) +
+                                  " (pods are whole)");
+      }
+      if (f.leaves < need) {
+        fail("fabric.leaves", num(Count{f.leaves}) + " leaves x " + num(hosts) + " hosts_per_leaf hold " +
+                                  num(f.leaves * hosts) + " NIC ports, but the cluster has " + num(ports) + " (nodes " +
+                                  num(nodes) + " x node.nics " + num(nics) + ")");
+      }
+      leaves = f.leaves;
+    } else {
+      leaves = ceil_div(need, leaves_per_pod) * leaves_per_pod;
+    }
+    pods = leaves / leaves_per_pod;
+    if (radix > 0 && pods > radix) {
+      fail("fabric.radix", num(pods) + " pods need " + num(pods) +
+                               " ports on every core (one cable per pod), more than radix " + num(radix) +
+                               "; the largest 3-tier fabric of this radix has " + num(radix) + " pods x " +
+                               num(leaves_per_pod * hosts) + " NIC ports");
+    }
+  }
+  if (f.tiers == 2 && radix > 0 && leaves * m > radix) {
+    fail("fabric.radix", "every spine needs " + num(leaves * m) + " ports (" + num(leaves) + " leaves x " + num(m) +
+                             " links_per_leaf_spine), more than radix " + num(radix) +
+                             "; use fabric.tiers: 3 or a larger radix");
+  }
+  const Count spine_count = sat_mul(f.tiers == 3 ? pods : 1, spines);
+  const Count switches = leaves + spine_count + cores;
+  const Count cables = ports + sat_mul(sat_mul(leaves, spines), m) + sat_mul(spine_count, cores_per_spine);
+  if (node_vertices(spec) + switches > kMaxElements || cables > kMaxElements) {
+    fail("fabric", "the cluster has " + num(node_vertices(spec) + switches) + " vertices and " + num(cables) +
+                       " cables, more than a Topology holds (" + num(kMaxElements) + ")");
+  }
+
+  out.tiers = f.tiers;
+  out.nic_ports = static_cast<int>(ports);
+  out.hosts_per_leaf = static_cast<int>(hosts);
+  out.leaves = static_cast<int>(leaves);
+  out.spines = static_cast<int>(spines);
+  out.links_per_leaf_spine = static_cast<int>(m);
+  out.rails = f.kind == FabricKind::kRailOptimized ? static_cast<int>(nics) : 0;
+  out.leaves_per_rail = static_cast<int>(leaves_per_rail);
+  out.pods = static_cast<int>(pods);
+  out.leaves_per_pod = static_cast<int>(leaves_per_pod);
+  out.cores = static_cast<int>(cores);
+  out.cores_per_spine = static_cast<int>(cores_per_spine);
+  return out;
+}
+
+namespace {
+
+// prefix + decimal index, appended rather than `"n" + std::to_string(i)`, which GCC 12 at -O3
+// flags with a false -Wrestrict (GCC bug 105329).
+std::string indexed(std::string_view prefix, Count i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
+std::string plural(Count n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Per node: GPUs on the NVSwitch plane of their node or domain, NICs on PCIe.
+// Returns the NIC vertices node-major (n0.nic0, n0.nic1, ..., n1.nic0, ...).
+std::vector<VertexId> build_nodes(Topology& t, const ClusterSpec& spec) {
+  const NodeSpec& n = spec.node;
+  std::vector<VertexId> nic_ids;
+  nic_ids.reserve(static_cast<std::size_t>(spec.nodes) * static_cast<std::size_t>(n.nics));
+  std::vector<VertexId> gpu_ids(static_cast<std::size_t>(n.gpus));
+  std::vector<VertexId> node_nics(static_cast<std::size_t>(n.nics));
+  VertexId plane = 0;
+  for (int i = 0; i < spec.nodes; ++i) {
+    const std::string prefix = indexed("n", i) + ".";
+    for (int j = 0; j < n.gpus; ++j) {
+      gpu_ids[static_cast<std::size_t>(j)] = t.add_vertex(prefix + "gpu" + std::to_string(j), VertexKind::kGpu, 0, i);
+    }
+    if (n.gpus > 0 && i % n.nvlink_domain_nodes == 0) {
+      const std::string name =
+          n.nvlink_domain_nodes == 1 ? prefix + "nvswitch" : indexed("nvl", i / n.nvlink_domain_nodes) + ".nvswitch";
+      plane = t.add_vertex(name, VertexKind::kNvSwitch, 0, i);
+      t.mutable_vertex(plane).in_switch_reduction = n.nvls;
+    }
+    for (int k = 0; k < n.nics; ++k) {
+      node_nics[static_cast<std::size_t>(k)] = t.add_vertex(prefix + "nic" + std::to_string(k), VertexKind::kNic, 0, i);
+      nic_ids.push_back(node_nics[static_cast<std::size_t>(k)]);
+    }
+    for (VertexId g : gpu_ids) t.add_cable(g, plane, n.nvlink_bytes_per_s, n.nvlink_latency_ns, LinkClass::kNvLink);
+    if (n.gpus > 0 && n.nics > 0) {
+      if (n.nics <= n.gpus) {
+        for (int j = 0; j < n.gpus; ++j) {
+          const auto k = static_cast<std::size_t>(Count{j} * n.nics / n.gpus);
+          t.add_cable(gpu_ids[static_cast<std::size_t>(j)], node_nics[k], n.pcie_bytes_per_s, n.pcie_latency_ns,
+                      LinkClass::kPcie);
+        }
+      } else {
+        for (int k = 0; k < n.nics; ++k) {
+          const auto j = static_cast<std::size_t>(Count{k} * n.gpus / n.nics);
+          t.add_cable(gpu_ids[j], node_nics[static_cast<std::size_t>(k)], n.pcie_bytes_per_s, n.pcie_latency_ns,
+                      LinkClass::kPcie);
+        }
+      }
+    }
+  }
+  return nic_ids;
+}
+
+std::vector<VertexId> add_switches(Topology& t, int count, const std::string& prefix, int tier) {
+  std::vector<VertexId> ids;
+  ids.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) ids.push_back(t.add_vertex(indexed(prefix, i), VertexKind::kSwitch, tier));
+  return ids;
+}
+
+void build_fabric(Topology& t, const ClusterSpec& spec, const FabricLayout& L, const std::vector<VertexId>& nics) {
+  const FabricSpec& f = spec.fabric;
+  const double host_bytes_per_s = std::min(spec.node.nic_bytes_per_s, f.tier[0].link_bytes_per_s);
+  const std::vector<VertexId> leaves = add_switches(t, L.leaves, "leaf", 1);
+
+  // NIC -> leaf.
+  for (std::size_t g = 0; g < nics.size(); ++g) {
+    std::size_t leaf = g / static_cast<std::size_t>(L.hosts_per_leaf);
+    if (L.rails > 0) {
+      const std::size_t node = g / static_cast<std::size_t>(L.rails);
+      const std::size_t rail = g % static_cast<std::size_t>(L.rails);
+      leaf = rail * static_cast<std::size_t>(L.leaves_per_rail) + node / static_cast<std::size_t>(L.hosts_per_leaf);
+    }
+    t.add_cable(nics[g], leaves[leaf], host_bytes_per_s, f.tier[0].link_latency_ns, LinkClass::kHostLeaf);
+  }
+
+  const TierSpec& up1 = f.tier[1];
+  if (L.tiers == 2) {
+    const std::vector<VertexId> spines = add_switches(t, L.spines, "spine", 2);
+    for (VertexId leaf : leaves) {
+      for (VertexId spine : spines) {
+        for (int c = 0; c < L.links_per_leaf_spine; ++c) {
+          t.add_cable(leaf, spine, up1.link_bytes_per_s, up1.link_latency_ns, LinkClass::kLeafSpine);
+        }
+      }
+    }
+    return;
+  }
+
+  std::vector<VertexId> spines;  // pod-major
+  spines.reserve(static_cast<std::size_t>(L.pods) * static_cast<std::size_t>(L.spines));
+  for (int p = 0; p < L.pods; ++p) {
+    for (int s = 0; s < L.spines; ++s) {
+      spines.push_back(t.add_vertex(indexed("spine", p) + "." + std::to_string(s), VertexKind::kSwitch, 2));
+    }
+  }
+  const std::vector<VertexId> cores = add_switches(t, L.cores, "core", 3);
+  for (std::size_t l = 0; l < leaves.size(); ++l) {
+    const std::size_t pod = l / static_cast<std::size_t>(L.leaves_per_pod);
+    for (int s = 0; s < L.spines; ++s) {
+      const VertexId spine = spines[pod * static_cast<std::size_t>(L.spines) + static_cast<std::size_t>(s)];
+      for (int c = 0; c < L.links_per_leaf_spine; ++c) {
+        t.add_cable(leaves[l], spine, up1.link_bytes_per_s, up1.link_latency_ns, LinkClass::kLeafSpine);
+      }
+    }
+  }
+  const TierSpec& up2 = f.tier[2];
+  for (int p = 0; p < L.pods; ++p) {
+    for (int s = 0; s < L.spines; ++s) {
+      const VertexId spine =
+          spines[static_cast<std::size_t>(p) * static_cast<std::size_t>(L.spines) + static_cast<std::size_t>(s)];
+      for (int c = 0; c < L.cores_per_spine; ++c) {
+        const auto core =
+            static_cast<std::size_t>(s) * static_cast<std::size_t>(L.cores_per_spine) + static_cast<std::size_t>(c);
+        t.add_cable(spine, cores[core], up2.link_bytes_per_s, up2.link_latency_ns, LinkClass::kSpineCore);
+      }
+    }
+  }
+}
+
+int tier_of(LinkClass cls) {
+  switch (cls) {
+    case LinkClass::kNvLink:
+      return 0;
+    case LinkClass::kHostLeaf:
+      return 1;
+    case LinkClass::kLeafSpine:
+      return 2;
+    case LinkClass::kSpineCore:
+      return 3;
+    case LinkClass::kPcie:
+    case LinkClass::kStorage:
+      return -1;
+  }
+  return -1;
+}
+
+std::string describe(const ClusterSpec& spec, const FabricLayout& L) {
+  const NodeSpec& n = spec.node;
+  std::string d = plural(spec.nodes, "node", "nodes");
+  if (n.gpus > 0) {
+    d += " x " + plural(n.gpus, "GPU", "GPUs");
+    d += n.nvlink_domain_nodes == 1 ? " (NVSwitch per node"
+                                    : " (NVLink domains of " + std::to_string(n.nvlink_domain_nodes) + " nodes";
+    d += n.nvls ? ", NVLS)" : ")";
+    d += ", " + plural(n.nics, "NIC", "NICs") + " each";
+  } else {
+    d += ", " + plural(n.nics, "NIC", "NICs") + " each";
+  }
+  if (L.tiers == 0) return d + "; no scale-out fabric";
+  d += "; ";
+  if (L.rails > 0) {
+    d += "rail-optimised, " + plural(L.rails, "rail", "rails") + " x " + plural(L.leaves_per_rail, "leaf", "leaves") +
+         " x " + std::to_string(L.hosts_per_leaf) + " host ports, " + plural(L.spines, "spine", "spines");
+  } else if (L.tiers == 2) {
+    d += "2-tier fat-tree, " + plural(L.leaves, "leaf", "leaves") + " x " + std::to_string(L.hosts_per_leaf) +
+         " host ports, " + plural(L.spines, "spine", "spines");
+  } else {
+    d += "3-tier fat-tree, " + plural(L.pods, "pod", "pods") + " x (" + plural(L.leaves_per_pod, "leaf", "leaves") +
+         " x " + std::to_string(L.hosts_per_leaf) + " host ports, " + plural(L.spines, "spine", "spines") + "), " +
+         plural(L.cores, "core", "cores");
+  }
+  if (L.links_per_leaf_spine > 1) d += ", " + std::to_string(L.links_per_leaf_spine) + " cables per leaf-spine pair";
+  return d;
+}
+
+// Everything in the summary except the description and the NVSwitch chip count is read back
+// from the built graph, so it cannot disagree with what the network model will see.
+void summarise(Topology& t, const ClusterSpec& spec, const FabricLayout& L) {
+  TopologySummary s;
+  s.description = describe(spec, L);
+  const std::size_t tiers = static_cast<std::size_t>(L.tiers);
+  s.switches_per_tier.assign(tiers + 1, 0);
+  s.cables_per_tier.assign(tiers + 1, 0);
+  s.oversubscription_per_tier.assign(tiers + 1, 1.0);
+  if (spec.node.gpus > 0) {
+    s.switches_per_tier[0] = static_cast<std::size_t>(spec.nodes / spec.node.nvlink_domain_nodes) *
+                             static_cast<std::size_t>(spec.node.nvswitches);
+  }
+
+  std::vector<double> down_bytes_per_s(t.vertices().size(), 0.0);
+  std::vector<double> up_bytes_per_s(t.vertices().size(), 0.0);
+  std::vector<double> into_tier_bytes_per_s(tiers + 1, 0.0);
+  double nvlink_bytes_per_s = 0;
+  for (const Vertex& v : t.vertices()) {
+    if (v.kind == VertexKind::kSwitch) ++s.switches_per_tier.at(static_cast<std::size_t>(v.tier));
+    if (v.kind == VertexKind::kGpu || v.kind == VertexKind::kNic || v.kind == VertexKind::kCpu ||
+        v.kind == VertexKind::kStorage) {
+      ++s.endpoints;
+    }
+  }
+  for (const Link& l : t.links()) {
+    const int tier = tier_of(l.cls);
+    const Vertex& from = t.vertex(l.from);
+    const Vertex& to = t.vertex(l.to);
+    if (l.cls == LinkClass::kNvLink && from.kind == VertexKind::kGpu) nvlink_bytes_per_s += l.bytes_per_s;
+    if (tier < 0) continue;
+    const bool upward = l.cls == LinkClass::kNvLink ? from.kind == VertexKind::kGpu : from.tier < to.tier;
+    if (!upward) continue;
+    ++s.cables_per_tier.at(static_cast<std::size_t>(tier));  // one of the cable's two links
+    if (tier >= 1) {
+      into_tier_bytes_per_s[static_cast<std::size_t>(tier)] += l.bytes_per_s;
+      up_bytes_per_s[l.from] += l.bytes_per_s;
+      down_bytes_per_s[l.to] += l.bytes_per_s;
+    }
+  }
+  // Worst switch per tier; a tier with no switch that has both down and up links (the top one,
+  // tier 0) stays at 1.0.
+  std::vector<double> worst(tiers + 1, 0.0);
+  for (VertexId v = 0; v < t.vertices().size(); ++v) {
+    const Vertex& x = t.vertex(v);
+    if (x.kind != VertexKind::kSwitch || up_bytes_per_s[v] <= 0 || down_bytes_per_s[v] <= 0) continue;
+    double& w = worst.at(static_cast<std::size_t>(x.tier));
+    w = std::max(w, down_bytes_per_s[v] / up_bytes_per_s[v]);
+  }
+  for (std::size_t tier = 0; tier <= tiers; ++tier) {
+    if (worst[tier] > 0) s.oversubscription_per_tier[tier] = worst[tier];
+  }
+
+  if (L.tiers == 0) {
+    s.bisection_bytes_per_s = nvlink_bytes_per_s / 2;
+  } else {
+    s.bisection_bytes_per_s = std::numeric_limits<double>::infinity();
+    for (std::size_t tier = 1; tier <= tiers; ++tier) {
+      s.bisection_bytes_per_s = std::min(s.bisection_bytes_per_s, into_tier_bytes_per_s[tier] / 2);
+    }
+  }
+  t.summary = std::move(s);
+}
+
+}  // namespace
+
+Topology build_cluster(const ClusterSpec& spec) {
+  const FabricLayout layout = layout_fabric(spec);
+  Topology t;
+  const std::vector<VertexId> nics = build_nodes(t, spec);
+  if (layout.tiers > 0) build_fabric(t, spec, layout, nics);
+  summarise(t, spec, layout);
+  return t;
+}
+
+}  // namespace fathom::topo

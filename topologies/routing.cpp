@@ -1,0 +1,208 @@
+// Router: BFS distance tables keyed on a destination's attachment, ECMP walks over them.
+#include "topologies/routing.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "sim/hash.hpp"
+
+namespace fathom::topo {
+
+std::uint64_t ecmp_mix(std::uint64_t flow_hash, std::uint32_t hop) { return sim::hash_combine(flow_hash, hop); }
+
+bool forwards(VertexKind kind) {
+  switch (kind) {
+    case VertexKind::kNic:
+    case VertexKind::kNvSwitch:
+    case VertexKind::kSwitch:
+      return true;
+    case VertexKind::kGpu:
+    case VertexKind::kCpu:
+    case VertexKind::kStorage:
+      return false;
+  }
+  return false;
+}
+
+std::uint32_t Router::Target::distance(VertexId v, bool via_pcie) const {
+  if (v == dst) return 0;
+  const std::uint16_t d = table->dist[2 * static_cast<std::size_t>(v) + (via_pcie ? 1 : 0)];
+  return d == kNoPath16 ? kNoPath : d + offset;
+}
+
+std::size_t Router::RouteKeyHash::operator()(const RouteKey& k) const {
+  return static_cast<std::size_t>(sim::hash_combine((static_cast<std::uint64_t>(k.src) << 32) | k.dst, k.flow_hash));
+}
+
+Router::Router(const Topology& topology, std::size_t table_budget_bytes)
+    : topo_(topology), table_budget_bytes_(table_budget_bytes) {
+  const std::size_t n = topology.vertices().size();
+  // BFS states are numbered 2 * vertex + p in 32 bits.
+  if (n >= (std::size_t{1} << 31)) throw std::length_error("Router: more than 2^31 vertices");
+  forwards_.resize(n);
+  pcie_in_.assign(n, 0);
+  out_begin_.assign(n + 1, 0);
+  in_begin_.assign(n + 1, 0);
+  for (VertexId v = 0; v < n; ++v) {
+    forwards_[v] = forwards(topology.vertex(v).kind) ? 1 : 0;
+    out_begin_[v + 1] = out_begin_[v] + static_cast<std::uint32_t>(topology.out_links(v).size());
+    in_begin_[v + 1] = in_begin_[v] + static_cast<std::uint32_t>(topology.in_links(v).size());
+  }
+  out_arcs_.reserve(topology.links().size());
+  in_arcs_.reserve(topology.links().size());
+  for (VertexId v = 0; v < n; ++v) {
+    for (LinkId l : topology.out_links(v)) {
+      const Link& link = topology.link(l);
+      out_arcs_.push_back(Arc{link.to, l, link.cls == LinkClass::kPcie});
+    }
+    for (LinkId l : topology.in_links(v)) {
+      const Link& link = topology.link(l);
+      in_arcs_.push_back(Arc{link.from, l, link.cls == LinkClass::kPcie});
+      if (link.cls == LinkClass::kPcie) pcie_in_[v] = 1;
+    }
+  }
+}
+
+void Router::check(VertexId src, VertexId dst) const {
+  const std::size_t n = forwards_.size();
+  if (src >= n || dst >= n) {
+    throw std::invalid_argument("Router: vertex id " + std::to_string(src >= n ? src : dst) +
+                                " does not exist (the topology has " + std::to_string(n) + " vertices)");
+  }
+}
+
+void Router::unreachable(VertexId src, VertexId dst) const {
+  throw std::invalid_argument("Router: no route from \"" + topo_.vertex(src).name + "\" to \"" +
+                              topo_.vertex(dst).name + "\"");
+}
+
+Router::Target Router::target(VertexId dst) {
+  // Every route into a vertex with a single in-link a->dst ends with that link, so
+  // dist(v, dst) = dist(v, a) + 1: all the NICs of a leaf share the leaf's table. The link must
+  // not be PCIe (a NIC does not turn PCIe onto PCIe, so arriving at a would matter) and a
+  // must forward.
+  if (in_begin_[dst + 1] - in_begin_[dst] == 1) {
+    const Arc& only = in_arcs_[in_begin_[dst]];
+    if (!only.pcie && forwards_[only.other] != 0) return Target{&table_for(only.other), dst, 1};
+  }
+  return Target{&table_for(dst), dst, 0};
+}
+
+const Router::Table& Router::table_for(VertexId key) {
+  ++clock_;
+  if (auto it = tables_.find(key); it != tables_.end()) {
+    it->second.last_used = clock_;
+    return it->second;
+  }
+  const std::size_t table_bytes = 2 * forwards_.size() * sizeof(std::uint16_t);
+  Table fresh;
+  // Over budget: the least recently used table goes, and its storage is reused.
+  while (!tables_.empty() && (tables_.size() + 1) * table_bytes > table_budget_bytes_) {
+    auto oldest = tables_.begin();
+    for (auto it = tables_.begin(); it != tables_.end(); ++it) {
+      if (it->second.last_used < oldest->second.last_used) oldest = it;
+    }
+    fresh.dist = std::move(oldest->second.dist);
+    tables_.erase(oldest);
+  }
+  Table& table = tables_.emplace(key, std::move(fresh)).first->second;
+  table.last_used = clock_;
+  fill(table, key);
+  return table;
+}
+
+// Reverse BFS from `key` over states (vertex, arrived over PCIe). A state (v, p) steps to w over
+// link v->w unless p and the link are both PCIe; a vertex other than `key` that does not
+// forward is a start only, never expanded.
+void Router::fill(Table& table, VertexId key) {
+  const std::size_t n = forwards_.size();
+  table.dist.assign(2 * n, kNoPath16);
+  queue_.clear();
+  queue_.reserve(2 * n);
+  table.dist[2 * key] = 0;
+  table.dist[2 * key + 1] = 0;
+  queue_.push_back(2 * key);
+  queue_.push_back(2 * key + 1);
+  for (std::size_t head = 0; head < queue_.size(); ++head) {
+    const std::uint32_t state = queue_[head];
+    const VertexId w = state / 2;
+    const bool arrived_pcie = (state & 1) != 0;
+    if (w != key && forwards_[w] == 0) continue;
+    const std::uint16_t d = table.dist[state];
+    if (d + 1 >= kNoPath16) throw std::length_error("Router: a shortest route is longer than 65534 links");
+    for (std::uint32_t i = in_begin_[w]; i < in_begin_[w + 1]; ++i) {
+      const Arc& arc = in_arcs_[i];
+      if (arc.pcie != arrived_pcie) continue;  // this link arrives in the other state
+      const std::size_t base = 2 * static_cast<std::size_t>(arc.other);
+      // State 1 exists only at vertices with a PCIe in-link; skipping it elsewhere halves the
+      // work on fabrics without PCIe. After a PCIe link only state 0 may precede it (no
+      // PCIe -> PCIe turn).
+      const std::size_t states = arc.pcie || pcie_in_[arc.other] == 0 ? 1 : 2;
+      for (std::size_t p = 0; p < states; ++p) {
+        if (table.dist[base + p] != kNoPath16) continue;
+        table.dist[base + p] = static_cast<std::uint16_t>(d + 1);
+        queue_.push_back(static_cast<std::uint32_t>(base + p));
+      }
+    }
+  }
+}
+
+void Router::candidates(const Target& t, VertexId at, bool via_pcie, std::uint32_t dist,
+                        std::vector<std::uint32_t>& out) const {
+  for (std::uint32_t i = out_begin_[at]; i < out_begin_[at + 1]; ++i) {
+    const Arc& arc = out_arcs_[i];
+    if (via_pcie && arc.pcie) continue;
+    if (arc.other != t.dst && forwards_[arc.other] == 0) continue;
+    const std::uint32_t rest = t.distance(arc.other, arc.pcie);
+    if (rest != kNoPath && rest + 1 == dist) out.push_back(i);
+  }
+}
+
+const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64_t flow_hash) {
+  const RouteKey key{src, dst, flow_hash};
+  if (auto it = routes_.find(key); it != routes_.end()) return it->second;
+  check(src, dst);
+  std::vector<LinkId> path;
+  if (src != dst) {
+    const Target t = target(dst);
+    std::uint32_t dist = t.distance(src, false);
+    if (dist == kNoPath) unreachable(src, dst);
+    path.reserve(dist);
+    VertexId at = src;
+    bool via_pcie = false;
+    for (std::uint32_t hop = 0; at != dst; ++hop, --dist) {
+      scratch_.clear();
+      candidates(t, at, via_pcie, dist, scratch_);
+      // Cannot happen: the BFS gave `at` its distance through one of these very arcs.
+      if (scratch_.empty()) throw std::logic_error("Router: no shortest continuation at " + topo_.vertex(at).name);
+      const Arc& pick = out_arcs_[scratch_[ecmp_mix(flow_hash, hop) % scratch_.size()]];
+      path.push_back(pick.link);
+      at = pick.other;
+      via_pcie = pick.pcie;
+    }
+  }
+  return routes_.emplace(key, std::move(path)).first->second;
+}
+
+std::vector<LinkId> Router::next_links(VertexId src, VertexId dst) {
+  check(src, dst);
+  std::vector<LinkId> out;
+  if (src == dst) return out;
+  const Target t = target(dst);
+  const std::uint32_t dist = t.distance(src, false);
+  if (dist == kNoPath) unreachable(src, dst);
+  scratch_.clear();
+  candidates(t, src, false, dist, scratch_);
+  for (std::uint32_t arc : scratch_) out.push_back(out_arcs_[arc].link);
+  return out;
+}
+
+std::optional<std::uint32_t> Router::hop_count(VertexId src, VertexId dst) {
+  check(src, dst);
+  if (src == dst) return 0;
+  const std::uint32_t dist = target(dst).distance(src, false);
+  if (dist == kNoPath) return std::nullopt;
+  return dist;
+}
+
+}  // namespace fathom::topo

@@ -1,0 +1,124 @@
+// Router: static shortest-path routing with ECMP on a Topology, as a fabric with
+// hash-based equal-cost multipath and no adaptive routing does it.
+//
+// Assumptions (docs/topology.md, "Routing"):
+//   - A route has the fewest links (hop count, not latency or bandwidth): every Clos fabric
+//     fathom builds is wired so that fewest hops is what its switches' tables hold.
+//   - ECMP: at each hop, among the out-links that bring the flow one hop closer to its
+//     destination (in LinkId order), the flow takes index ecmp_mix(flow_hash, hop) % count.
+//     A flow's route is a pure function of (src, dst, flow_hash): deterministic, and the same
+//     for every thread, run and partitioning. Nothing reacts to load (no adaptive routing,
+//     no flowlets, no packet spraying).
+//   - Only switches, NVSwitch planes and NICs forward. A GPU, CPU or storage endpoint is only
+//     ever the first or last vertex of a route, and a NIC never turns a flow from one PCIe
+//     link onto another (two GPUs sharing a NIC talk over NVLink, not through the NIC).
+//
+// Cost: one distance table (2 x 16 bits per vertex) per destination *attachment*: an
+// endpoint whose only in-link comes from a forwarding vertex over a non-PCIe link (a NIC on
+// its leaf) shares its leaf's table, plus one hop. Tables are built by a BFS on demand and
+// kept, least recently used first out, within a memory budget. Routes are cached per
+// (src, dst, flow_hash). A Router is not thread-safe (one per thread). It copies the
+// adjacency when constructed, so links added to the Topology later are not seen (build a new
+// Router); the Topology must outlive it (error messages read its names).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace fathom::topo {
+
+// The ECMP choice at hop `hop` (0 = the source's out-link): SplitMix64's finaliser over the
+// flow hash and the hop, so the choices at successive hops are independent.
+std::uint64_t ecmp_mix(std::uint64_t flow_hash, std::uint32_t hop);
+
+// Whether a vertex of this kind forwards traffic that is neither from nor to it.
+bool forwards(VertexKind kind);
+
+class Router {
+ public:
+  static constexpr std::size_t kDefaultTableBudgetBytes = std::size_t{256} << 20;
+
+  explicit Router(const Topology& topology, std::size_t table_budget_bytes = kDefaultTableBudgetBytes);
+
+  // The links of the route from src to dst for a flow hashing to flow_hash; empty if
+  // src == dst. Throws std::invalid_argument naming both vertices if dst cannot be reached
+  // (or a vertex id does not exist). The reference stays valid until clear_routes() or the
+  // Router's end.
+  const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash);
+
+  // The ECMP candidates of a flow's first hop from src towards dst, in LinkId order: every
+  // out-link of src that starts a shortest route. Empty if src == dst; throws like route().
+  std::vector<LinkId> next_links(VertexId src, VertexId dst);
+
+  // Links on a shortest route from src to dst; std::nullopt if there is none.
+  std::optional<std::uint32_t> hop_count(VertexId src, VertexId dst);
+
+  void clear_routes() { routes_.clear(); }
+  std::size_t cached_routes() const { return routes_.size(); }
+  std::size_t distance_tables() const { return tables_.size(); }
+
+ private:
+  static constexpr std::uint16_t kNoPath16 = 0xFFFF;
+  static constexpr std::uint32_t kNoPath = 0xFFFFFFFF;
+
+  struct Table {
+    // dist[2 * v + p]: hops from v to the table's vertex for a flow that reached v over a
+    // PCIe link (p = 1) or not (p = 0); kNoPath16 if none.
+    std::vector<std::uint16_t> dist;
+    std::uint64_t last_used = 0;
+  };
+  // Distances to one destination: the attachment's table, offset by the hops from it.
+  struct Target {
+    const Table* table = nullptr;
+    VertexId dst = 0;
+    std::uint32_t offset = 0;
+    std::uint32_t distance(VertexId v, bool via_pcie) const;
+  };
+  struct RouteKey {
+    VertexId src;
+    VertexId dst;
+    std::uint64_t flow_hash;
+    bool operator==(const RouteKey&) const = default;
+  };
+  struct RouteKeyHash {
+    std::size_t operator()(const RouteKey& k) const;
+  };
+
+  void check(VertexId src, VertexId dst) const;
+  Target target(VertexId dst);
+  const Table& table_for(VertexId key);
+  void fill(Table& table, VertexId key);
+  // Appends to out the indices in out_arcs_ of the out-links of `at` that start a shortest
+  // continuation, in LinkId order.
+  void candidates(const Target& t, VertexId at, bool via_pcie, std::uint32_t dist,
+                  std::vector<std::uint32_t>& out) const;
+  [[noreturn]] void unreachable(VertexId src, VertexId dst) const;
+
+  const Topology& topo_;
+  std::size_t table_budget_bytes_;
+  std::uint64_t clock_ = 0;
+  std::unordered_map<VertexId, Table> tables_;
+  std::unordered_map<RouteKey, std::vector<LinkId>, RouteKeyHash> routes_;
+  // A compact copy of the topology's adjacency, built once: the BFS and the walks touch
+  // only these arrays, not the Link and Vertex records with their names.
+  struct Arc {
+    VertexId other;  // the far end: link.to for an out-arc, link.from for an in-arc
+    LinkId link;
+    bool pcie;
+  };
+  std::vector<std::uint32_t> out_begin_;  // arcs of v: [begin[v], begin[v + 1]), in LinkId order
+  std::vector<Arc> out_arcs_;
+  std::vector<std::uint32_t> in_begin_;
+  std::vector<Arc> in_arcs_;
+  std::vector<std::uint8_t> forwards_;  // per vertex: forwards(kind)
+  std::vector<std::uint8_t> pcie_in_;   // per vertex: has a PCIe in-link (can be in state 1)
+  std::vector<std::uint32_t> queue_;    // BFS scratch, reused
+  std::vector<std::uint32_t> scratch_;  // candidate arcs, reused
+};
+
+}  // namespace fathom::topo
