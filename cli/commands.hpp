@@ -10,6 +10,8 @@ namespace fathom::cli {
 void add_simulate_command(CLI::App& app);
 // `fathom topology SCENARIO`: describes the cluster a scenario builds, its links and routes.
 void add_topology_command(CLI::App& app);
+// `fathom nccl-tests SCENARIO`: NVIDIA nccl-tests' sweep of one collective, simulated.
+void add_nccl_tests_command(CLI::App& app);
 
 // Exit codes shared by every subcommand.
 constexpr int kExitOk = 0;

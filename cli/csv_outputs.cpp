@@ -56,4 +56,14 @@ void write_link_usage_csv(std::ostream& out, const topo::Topology& topology, con
   }
 }
 
+void write_link_timeline_csv(std::ostream& out, const topo::Topology& topology,
+                             const std::vector<net::LinkLoadSample>& samples) {
+  out << "time_s,link,bytes_per_s,utilisation\n";
+  for (const auto& s : samples) {
+    const auto& l = topology.link(s.link);
+    out << g17(s.time.to_seconds()) << ',' << l.name << ',' << g17(s.bytes_per_s) << ','
+        << g17(s.bytes_per_s / l.bytes_per_s) << '\n';
+  }
+}
+
 }  // namespace fathom::cli

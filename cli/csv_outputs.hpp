@@ -23,4 +23,8 @@ void write_routes_csv(std::ostream& out, const topo::Topology& topology, const s
 void write_link_usage_csv(std::ostream& out, const topo::Topology& topology, const std::vector<double>& link_bytes,
                           sim::SimTime makespan);
 
+// time_s,link,bytes_per_s,utilisation: each change of a link's load, in time order
+void write_link_timeline_csv(std::ostream& out, const topo::Topology& topology,
+                             const std::vector<net::LinkLoadSample>& samples);
+
 }  // namespace fathom::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   fathom::cli::add_simulate_command(app);
   fathom::cli::add_topology_command(app);
+  fathom::cli::add_nccl_tests_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -19,6 +19,7 @@ struct SimulateOptions {
   ScenarioOptions scenario;
   std::string flows_out;
   std::string links_out;
+  std::string link_timeline;
 };
 
 std::string ms(double seconds) {
@@ -30,7 +31,14 @@ std::string ms(double seconds) {
 void run_simulate(const SimulateOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   const PreparedTraffic p = prepare_traffic(o.scenario);
-  const net::TransferResult r = net::simulate_transfers(p.topology, p.flows, p.routes, p.scenario.seed);
+  if (p.scenario.workload != scenario::WorkloadKind::kTraffic) {
+    const auto it = p.scenario.locations.find("workload.kind");
+    throw scenario::ScenarioError(
+        it == p.scenario.locations.end() ? scenario::Location{p.scenario.file, 0, 0} : it->second, "workload.kind",
+        "traffic for `fathom simulate`", "nccl-tests", "run it with `fathom nccl-tests`");
+  }
+  const net::TransferResult r =
+      net::simulate_transfers(p.topology, p.flows, p.routes, p.scenario.seed, !o.link_timeline.empty());
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   sim::ExactQuantiles fct;
@@ -78,6 +86,10 @@ void run_simulate(const SimulateOptions& o) {
     sim::write_file_atomically(
         o.links_out, [&](std::ostream& out) { write_link_usage_csv(out, p.topology, r.link_bytes, r.makespan); });
   }
+  if (!o.link_timeline.empty()) {
+    sim::write_file_atomically(o.link_timeline,
+                               [&](std::ostream& out) { write_link_timeline_csv(out, p.topology, r.link_loads); });
+  }
   std::fprintf(stderr, "wall clock: %.3f s\n", wall_s);
 }
 
@@ -89,6 +101,8 @@ void add_simulate_command(CLI::App& app) {
   add_scenario_options(*cmd, options->scenario);
   cmd->add_option("--flows-out", options->flows_out, "write per-flow results (CSV: id,src,dst,bytes,start_s,finish_s)");
   cmd->add_option("--links-out", options->links_out, "write per-link bytes and utilisation (CSV)");
+  cmd->add_option("--link-timeline", options->link_timeline,
+                  "write every change of a link's load over time (CSV: time_s,link,bytes_per_s,utilisation)");
   cmd->callback([options] { run_simulate(*options); });
 }
 

@@ -15,7 +15,10 @@ namespace fathom::scenario {
 namespace {
 
 // Remembers where a value sits, under its key path.
-void note(Scenario& s, const ValueReader& v) { s.locations[v.path()] = v.location(); }
+void note(Scenario& s, const ValueReader& v) {
+  s.locations[v.path()] = v.location();
+  if (v.is_scalar()) s.written[v.path()] = v.node().Scalar();
+}
 void note(Scenario& s, const MapReader& m) { s.locations[m.path()] = m.location(); }
 
 void read_node(Scenario& s, MapReader node) {
@@ -109,8 +112,12 @@ void check_cluster(const Scenario& s) {
       at = cut == std::string::npos ? std::string() : at.substr(0, cut);
     }
     const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
-    throw ScenarioError(where, key, colon == std::string::npos ? message : message.substr(colon + 2),
-                        at == key ? "this value" : "no value (the default applies)");
+    const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
+    const auto written = s.written.find(key);
+    throw ScenarioError(where, key, "a value that fits the rest of the cluster (" + why + ")",
+                        written != s.written.end() ? quote_found(written->second)
+                        : at == key                ? "this value"
+                                                   : "no value (the default applies)");
   }
 }
 
@@ -173,9 +180,57 @@ std::vector<FlowRow> read_flows_csv(const std::string& path, const Location& nam
   return rows;
 }
 
+void read_nccl_tests(Scenario& s, MapReader& w) {
+  NcclTestsWorkload& n = s.nccl_tests;
+  for (auto key : {"op", "min_bytes", "max_bytes", "step_factor"}) {
+    if (auto v = w.find(key)) note(s, *v);
+  }
+  // The op names are nccl-tests' binaries without "_perf".
+  n.op = w.one_of("op", {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv"},
+                  n.op);
+  n.min_bytes = w.bytes("min_bytes", n.min_bytes);
+  n.max_bytes = w.bytes("max_bytes", n.max_bytes);
+  n.step_factor = w.positive_int("step_factor", n.step_factor);
+  if (n.max_bytes < n.min_bytes) w.fail("max_bytes", "a size >= min_bytes");
+  if (n.step_factor < 2 && n.max_bytes > n.min_bytes) w.fail("step_factor", "a factor >= 2 (or max_bytes = min_bytes)");
+}
+
+void read_collectives(Scenario& s, MapReader c) {
+  note(s, c);
+  coll::CollectiveParams& p = s.collectives;
+  for (auto key : {"alpha", "launch", "chunks"}) {
+    if (auto v = c.find(key)) note(s, *v);
+  }
+  p.alpha_ns = c.duration("alpha", sim::SimTime::from_ns(p.alpha_ns)).ns();
+  p.launch_ns = c.duration("launch", sim::SimTime::from_ns(p.launch_ns)).ns();
+  p.chunks = c.positive_int("chunks", p.chunks);
+  MapReader e = c.optional_child("efficiency");
+  note(s, e);
+  e.declare({"ring", "tree", "nvls", "nic"});
+  auto fraction = [&](std::string_view key, double& out) {
+    if (auto v = e.find(key)) {
+      note(s, *v);
+      out = v->fraction();
+      if (!(out > 0)) v->fail("a fraction above 0 (the share of link rate the algorithm reaches)");
+    }
+  };
+  fraction("ring", p.efficiency.ring);
+  fraction("tree", p.efficiency.tree);
+  fraction("nvls", p.efficiency.nvls);
+  fraction("nic", p.efficiency.nic);
+  e.finish();
+  c.finish();
+}
+
 void read_workload(Scenario& s, MapReader w) {
   note(s, w);
-  w.one_of("kind", {"traffic"});
+  if (auto v = w.find("kind")) note(s, *v);
+  if (w.one_of("kind", {"traffic", "nccl-tests"}) == "nccl-tests") {
+    s.workload = WorkloadKind::kNcclTests;
+    read_nccl_tests(s, w);
+    w.finish();
+    return;
+  }
   TrafficWorkload& t = s.traffic;
   if (auto v = w.find("endpoint")) note(s, *v);
   t.endpoints = w.one_of("endpoint", {"nic", "gpu"}, "nic") == "gpu" ? EndpointKind::kGpu : EndpointKind::kNic;
@@ -236,6 +291,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   read_fabric(s, cluster.child("fabric"));
   cluster.finish();
   read_workload(s, root.child("workload"));
+  if (root.has("collectives")) read_collectives(s, root.child("collectives"));
   root.finish();
   check_cluster(s);
   return s;
@@ -251,6 +307,7 @@ std::vector<topo::VertexId> traffic_endpoints(const topo::Topology& topology, En
 }
 
 std::vector<net::FlowRequest> traffic_flows(const Scenario& s, const topo::Topology& topology) {
+  if (s.workload != WorkloadKind::kTraffic) return {};
   const TrafficWorkload& t = s.traffic;
   if (!t.from_file) {
     try {

@@ -6,7 +6,9 @@
 // Sections (docs/scenarios.md lists every key with its unit and default):
 //   seed      the run's random seed (default 1)
 //   cluster   nodes, node (GPUs, NICs, NVLink, PCIe) and fabric (fat-tree, rail-optimised)
-//   workload  kind: traffic (generated patterns or a CSV of flows)
+//   workload  kind: traffic (generated patterns or a CSV of flows), or kind: nccl-tests
+//             (the collective sweep `fathom nccl-tests` runs)
+//   collectives  optional: alpha, launch, chunks and per-algorithm link efficiencies
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/collective_params.hpp"
 #include "models/workloads/traffic/traffic_pattern.hpp"
 #include "scenarios/errors.hpp"
 #include "topologies/cluster_spec.hpp"
@@ -39,14 +42,28 @@ struct TrafficWorkload {
   EndpointKind endpoints = EndpointKind::kNic;
 };
 
+enum class WorkloadKind { kTraffic, kNcclTests };
+
+// Defaults of `fathom nccl-tests` (its flags override them), spelled as nccl-tests' -b -e -f.
+struct NcclTestsWorkload {
+  std::string op = "all_reduce";  // all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce, sendrecv
+  std::int64_t min_bytes = 8;
+  std::int64_t max_bytes = std::int64_t{8} << 30;
+  int step_factor = 2;
+};
+
 struct Scenario {
   std::string file;
   std::uint64_t seed = 1;
   topo::ClusterSpec cluster;
-  TrafficWorkload traffic;
+  WorkloadKind workload = WorkloadKind::kTraffic;
+  TrafficWorkload traffic;       // when workload is kTraffic
+  NcclTestsWorkload nccl_tests;  // when workload is kNcclTests
+  coll::CollectiveParams collectives;
   // Where each key that was read sits in the file, by key path: later checks (a host name
   // in a flows file, a fabric that cannot be built) point back at the input.
   std::map<std::string, Location> locations;
+  std::map<std::string, std::string> written;  // the scalar text of each key read, by key path
 };
 
 // Loads `file` with `--set` overrides applied. Throws ScenarioError.
@@ -54,6 +71,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
 
 // The flows of a traffic workload on a built topology: generated from the seed, or the
 // CSV's rows with host names resolved (an unknown name is a ScenarioError at its row).
+// None for a workload of another kind.
 std::vector<net::FlowRequest> traffic_flows(const Scenario& scenario, const topo::Topology& topology);
 
 // Endpoints a pattern runs over, in node order: every NIC (n0.nic0, n0.nic1, n1.nic0, ...)

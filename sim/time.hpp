@@ -34,7 +34,8 @@ class SimTime {
   static constexpr SimTime max() { return SimTime(std::numeric_limits<std::int64_t>::max()); }
 
   constexpr std::int64_t ns() const { return ns_; }
-  constexpr double to_seconds() const { return static_cast<double>(ns_) * 1e-9; }
+  // Division, not a multiplication by 1e-9 (which is inexact): 2000 ns prints as 2e-06 s.
+  constexpr double to_seconds() const { return static_cast<double>(ns_) / 1e9; }
 
   constexpr SimTime& operator+=(SimTime d) {
     ns_ += d.ns_;

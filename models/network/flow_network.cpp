@@ -134,7 +134,10 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
       }
     }
   }
-  if (comp_flows_.empty()) return;
+  if (comp_flows_.empty()) {
+    report_loads(now);  // the seed link just went idle
+    return;
+  }
   ++updates_;
   flow_rerates_ += comp_flows_.size();
 
@@ -195,6 +198,7 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
   // whole component, so once stale entries outnumber live ones the heap is rebuilt from
   // the live ones: popping them one by one would cost a log each, the rebuild is linear.
   for (FlowId f : comp_flows_) predict(f, now);
+  report_loads(now);
   if (completions_.size() > 2 * active_ + 1024) {
     std::erase_if(completions_, [&](const Completion& c) {
       const FlowSlot& flow = flows_[c.flow];
@@ -249,6 +253,17 @@ bool FlowNetwork::pop_completed(sim::SimTime now, FlowId& out) {
   free_flows_.push_back(top.flow);
   out = top.flow;
   return true;
+}
+
+void FlowNetwork::report_loads(sim::SimTime now) {
+  if (!load_observer_) return;
+  for (LinkId l : comp_links_) {
+    const double load = link_load_bytes_per_s(l);
+    if (load != links_[l].reported_load) {
+      links_[l].reported_load = load;
+      load_observer_(l, now, load);
+    }
+  }
 }
 
 double FlowNetwork::link_load_bytes_per_s(LinkId l) const {

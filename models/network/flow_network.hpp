@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <vector>
@@ -64,6 +65,11 @@ class FlowNetwork {
   // Current total rate on a link (<= capacity), for utilisation samples.
   double link_load_bytes_per_s(LinkId l) const;
 
+  // Called with (link, time, new load in bytes/s) whenever a link's total rate changes, for
+  // utilisation over time. Off by default: watching costs a pass over each re-rated link.
+  using LoadObserver = std::function<void(LinkId, sim::SimTime, double)>;
+  void set_load_observer(LoadObserver observer) { load_observer_ = std::move(observer); }
+
   // Work counters, for benchmarks: components re-rated, flows re-rated.
   std::uint64_t updates() const { return updates_; }
   std::uint64_t flow_rerates() const { return flow_rerates_; }
@@ -91,6 +97,7 @@ class FlowNetwork {
     std::uint32_t unfrozen = 0;
     std::uint32_t version = 0;
     std::uint64_t touched_round = 0;  // the freezing round that last put it in touched_
+    double reported_load = 0;         // last load given to the observer
   };
   struct Completion {
     sim::SimTime time;
@@ -108,6 +115,7 @@ class FlowNetwork {
   void rerate_component(LinkId seed, sim::SimTime now);
   void credit(FlowSlot& flow, sim::SimTime now);
   void predict(FlowId f, sim::SimTime now);
+  void report_loads(sim::SimTime now);
 
   std::vector<LinkSlot> links_;
   std::vector<FlowSlot> flows_;
@@ -122,6 +130,7 @@ class FlowNetwork {
   std::vector<Share> shares_;
   std::vector<LinkId> touched_;  // links whose share a freezing round changed
   std::uint64_t round_ = 0;
+  LoadObserver load_observer_;
   std::uint64_t updates_ = 0;
   std::uint64_t flow_rerates_ = 0;
 };

@@ -41,9 +41,14 @@ std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router
 }
 
 NetworkLp::NetworkLp(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
-                     const std::vector<RoutedFlow>& routes)
+                     const std::vector<RoutedFlow>& routes, bool record_link_loads)
     : flows_(flows), routes_(routes), network_(capacities(topology)), outcomes_(flows.size()) {
   if (routes.size() != flows.size()) throw std::invalid_argument("NetworkLp: one route per flow is needed");
+  if (record_link_loads) {
+    network_.set_load_observer([this](LinkId link, sim::SimTime t, double load) {
+      link_loads_.push_back({t, link, load});
+    });
+  }
 }
 
 void NetworkLp::on_start(sim::Context& ctx) {
@@ -89,9 +94,9 @@ void NetworkLp::settle(sim::Context& ctx) {
 }
 
 TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
-                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed) {
+                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed, bool record_link_loads) {
   sim::Simulation simulation(seed);
-  const sim::LpId id = simulation.add(std::make_unique<NetworkLp>(topology, flows, routes));
+  const sim::LpId id = simulation.add(std::make_unique<NetworkLp>(topology, flows, routes, record_link_loads));
   const sim::RunResult run = simulation.run({});
   const auto& lp = dynamic_cast<const NetworkLp&>(simulation.lp(id));
   TransferResult result;
@@ -104,6 +109,7 @@ TransferResult simulate_transfers(const topo::Topology& topology, const std::vec
   result.events = run.committed;
   result.component_updates = lp.network().updates();
   result.flow_rerates = lp.network().flow_rerates();
+  result.link_loads = lp.link_loads();
   return result;
 }
 

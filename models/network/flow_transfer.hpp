@@ -44,26 +44,36 @@ struct FlowOutcome {
   sim::SimTime finish;
 };
 
+// A link's total rate from `time` on, until its next sample.
+struct LinkLoadSample {
+  sim::SimTime time;
+  LinkId link = 0;
+  double bytes_per_s = 0;
+};
+
 struct TransferResult {
   std::vector<FlowOutcome> flows;  // in request order
   std::vector<double> link_bytes;  // bytes carried per link
   sim::SimTime makespan;           // last finish
   std::uint64_t fingerprint = 0;
   std::uint64_t events = 0;
-  std::uint64_t component_updates = 0;  // max-min re-ratings
-  std::uint64_t flow_rerates = 0;       // flows re-rated, summed over re-ratings
+  std::uint64_t component_updates = 0;     // max-min re-ratings
+  std::uint64_t flow_rerates = 0;          // flows re-rated, summed over re-ratings
+  std::vector<LinkLoadSample> link_loads;  // every change of a link's load, when recorded
 };
 
 class NetworkLp final : public sim::LogicalProcess {
  public:
+  // With `record_link_loads`, every change of a link's load is kept (link_loads()).
   NetworkLp(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
-            const std::vector<RoutedFlow>& routes);
+            const std::vector<RoutedFlow>& routes, bool record_link_loads = false);
 
   void on_start(sim::Context& ctx) override;
   void on_event(const sim::Event& event, sim::Context& ctx) override;
 
   const std::vector<FlowOutcome>& outcomes() const { return outcomes_; }
   const FlowNetwork& network() const { return network_; }
+  const std::vector<LinkLoadSample>& link_loads() const { return link_loads_; }
 
  private:
   void request_settle(sim::Context& ctx, sim::SimTime at);
@@ -74,12 +84,14 @@ class NetworkLp final : public sim::LogicalProcess {
   FlowNetwork network_;
   std::vector<std::uint32_t> request_of_flow_;  // FlowNetwork slot -> request index
   std::vector<FlowOutcome> outcomes_;
+  std::vector<LinkLoadSample> link_loads_;
   std::uint64_t settle_generation_ = 0;  // only the latest scheduled settle acts
   sim::SimTime settle_at_ = sim::SimTime::max();
 };
 
 // Simulates `flows` over `topology` and returns when the last one has finished.
 TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
-                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed);
+                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed,
+                                  bool record_link_loads = false);
 
 }  // namespace fathom::net

@@ -63,5 +63,38 @@ check "a missing scenario file exits 2" test "$rc" -eq 2
 "$build/fathom" simulate "$examples/fat-tree-a2a-64.yaml" --set cluster.fabric.spines=banana >/dev/null 2>&1; rc=$?
 check "a bad --set exits 2" test "$rc" -eq 2
 
+# fathom nccl-tests: nccl-tests' table on the DGX H100 example, busbw = algbw x the op's factor.
+dgx="$examples/dgx-h100-node.yaml"
+out=$("$build/fathom" nccl-tests "$dgx" --op all_reduce -b 1M -e 64M -f 2); rc=$?
+check "fathom nccl-tests runs" test "$rc" -eq 0
+check "nccl-tests header, line 1" grep -qxF '#                                                              out-of-place                       in-place' <<<"$out"
+check "nccl-tests header, line 2" grep -qxF '#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong' <<<"$out"
+check "nccl-tests header, line 3" grep -qxF '#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)' <<<"$out"
+check "-b 1M -e 64M -f 2 gives 7 rows" test "$(grep -vc '^#' <<<"$out")" -eq 7
+check "first row is 1 MiB of floats" grep -qE '^ +1048576 +262144 +float +sum +-1 ' <<<"$out"
+check "average bus bandwidth line" grep -qE '^# Avg bus bandwidth    : [0-9.]+' <<<"$out"
+check "algorithm per size line" grep -qE '^# Algorithm per size   : nvls 1MB-64MB$' <<<"$out"
+for op_factor in all_reduce:1.75 all_gather:0.875 reduce_scatter:0.875 alltoall:0.875 broadcast:1 reduce:1 sendrecv:1; do
+  op=${op_factor%%:*}; factor=${op_factor##*:}
+  out=$("$build/fathom" nccl-tests "$dgx" --op "$op" -b 1M -e 64M -f 2 2>&1); rc=$?
+  check "nccl-tests --op $op runs" test "$rc" -eq 0
+  # 13 tokens per row; out-of-place algbw/busbw are 7 and 8, in-place 11 and 12 (printed to 0.01).
+  check "nccl-tests --op $op: busbw = algbw x $factor" awk -v f="$factor" '
+    !/^#/ { rows++; for (i = 7; i <= 11; i += 4) { d = $(i + 1) - $i * f; if (d < 0) d = -d; if (d > 0.006 * f + 0.006) bad++ }
+            if (NF != 13 || $9 != 0 || $13 != 0) bad++ }
+    END { exit !(rows == 7 && bad == 0) }' <<<"$out"
+done
+out=$("$build/fathom" nccl-tests "$dgx" --op all_gather -b 1M -e 1M); check "all_gather: size is the total, count per rank" \
+  grep -qE '^ +1048576 +32768 +float +none +-1 ' <<<"$out"
+for bad in "--op allreduce" "-b 1Q" "-e banana" "-b 8G -e 1M" "--algo ringg" "--op all_gather --algo nvls -e 1K" "--nodes 2" \
+  "--gpus-per-node 9" "-f 0" "--op sendrecv --gpus-per-node 1"; do
+  # shellcheck disable=SC2086
+  err=$("$build/fathom" nccl-tests "$dgx" $bad 2>&1 >/dev/null); rc=$?
+  check "nccl-tests $bad exits 2 with a message" test "$rc" -eq 2 -a -n "$err"
+done
+err=$("$build/fathom" simulate "$dgx" 2>&1); rc=$?
+check "simulate refuses a nccl-tests workload with exit 2" test "$rc" -eq 2
+check "and names the key" grep -q "workload.kind" <<<"$err"
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

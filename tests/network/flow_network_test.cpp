@@ -138,3 +138,32 @@ TEST_CASE("a flow alone moves at its bottleneck and finishes after latency plus 
   CHECK(r.flows[0].activated.ns() == 3500);
   CHECK(r.flows[0].finish.ns() == 3500 + 2'000'000'000);
 }
+
+TEST_CASE("the link-load timeline integrates to the bytes each link carried") {
+  const std::vector<double> capacity{10e9, 4e9, 7e9};
+  const auto topology = line_of_links(capacity, {1e-6, 0, 2e-6});
+  std::vector<fathom::net::FlowRequest> requests;
+  std::vector<fathom::net::RoutedFlow> routed;
+  const std::vector<std::vector<LinkId>> routes{{0, 1}, {1, 2}, {0}, {2}, {0, 2}};
+  for (std::size_t f = 0; f < routes.size(); ++f) {
+    std::int64_t latency_ns = 0;
+    for (LinkId l : routes[f]) latency_ns += topology.link(l).latency_ns;
+    requests.push_back(
+        {f, 0, 0, 1e8 * static_cast<double>(f + 1), SimTime::from_ns(static_cast<std::int64_t>(f) * 3000)});
+    routed.push_back({routes[f], SimTime::from_ns(latency_ns)});
+  }
+  const auto r = fathom::net::simulate_transfers(topology, requests, routed, 1, true);
+  REQUIRE(!r.link_loads.empty());
+  std::vector<double> integral(capacity.size(), 0.0), load(capacity.size(), 0.0);
+  std::vector<SimTime> since(capacity.size());
+  for (const auto& s : r.link_loads) {
+    REQUIRE(s.bytes_per_s <= capacity[s.link] * (1 + 1e-12));
+    integral[s.link] += load[s.link] * (s.time - since[s.link]).to_seconds();
+    load[s.link] = s.bytes_per_s;
+    since[s.link] = s.time;
+  }
+  for (std::size_t l = 0; l < capacity.size(); ++l) {
+    CHECK(load[l] == 0.0);  // every link ends idle
+    CHECK(integral[l] == doctest::Approx(r.link_bytes[l]).epsilon(1e-6));
+  }
+}

@@ -4,10 +4,9 @@
 
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "tests/scenarios/scenario_files.hpp"
 #include "topologies/cluster.hpp"
 
 using fathom::scenario::load_scenario;
@@ -39,30 +38,10 @@ workload:
   bytes: 1MB
 )";
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "fathom-scenario-tests";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
-
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
   const auto pos = text.find(from);
   REQUIRE(pos != std::string::npos);
   return text.replace(pos, from.size(), to);
-}
-
-// The error loading `text`, which must fail.
-ScenarioError error_of(const std::string& text) {
-  const std::string path = write_temp("bad.yaml", text);
-  try {
-    load_scenario(path);
-  } catch (const ScenarioError& e) {
-    return e;
-  }
-  FAIL("the scenario loaded although it is wrong");
-  throw std::logic_error("unreachable");
 }
 
 }  // namespace
@@ -91,7 +70,7 @@ TEST_CASE("the example fabric scenarios load as documented") {
 }
 
 TEST_CASE("--set overrides any key and is checked like the file") {
-  const std::string path = write_temp("valid.yaml", kValid);
+  const std::string path = fathom::test::write_scratch_file("valid.yaml", kValid);
   const auto s = load_scenario(path, {"cluster.nodes=32", "workload.bytes=2MB"});
   CHECK(s.cluster.nodes == 32);
   CHECK(s.traffic.generated.bytes_per_flow == 2e6);
@@ -100,54 +79,55 @@ TEST_CASE("--set overrides any key and is checked like the file") {
 
 TEST_CASE("bad scenarios name the place, the key, what was expected and what was found") {
   SUBCASE("syntax error") {
-    const auto e = error_of(replaced(kValid, "  nodes: 64", "  nodes: [64"));
+    const auto e = fathom::test::load_error(replaced(kValid, "  nodes: 64", "  nodes: [64"));
     CHECK(e.line() > 0);
     CHECK(std::string(e.what()).find("bad.yaml:") != std::string::npos);
   }
   SUBCASE("unknown key, with a hint") {
-    const auto e = error_of(replaced(kValid, "hosts_per_leaf: 16", "hosts_per_lef: 16"));
+    const auto e = fathom::test::load_error(replaced(kValid, "hosts_per_leaf: 16", "hosts_per_lef: 16"));
     CHECK(e.line() == 11);
     CHECK(e.column() == 5);
     CHECK(e.key_path() == "cluster.fabric.hosts_per_lef");
     CHECK(e.hint().find("hosts_per_leaf") != std::string::npos);
   }
   SUBCASE("wrong unit") {
-    const auto e = error_of(replaced(kValid, "nic_bandwidth: 100Gbps", "nic_bandwidth: 100GHz"));
+    const auto e = fathom::test::load_error(replaced(kValid, "nic_bandwidth: 100Gbps", "nic_bandwidth: 100GHz"));
     CHECK(e.line() == 7);
     CHECK(e.key_path() == "cluster.node.nic_bandwidth");
     CHECK(e.found() == "\"100GHz\"");
   }
   SUBCASE("negative count") {
-    const auto e = error_of(replaced(kValid, "nodes: 64", "nodes: -3"));
+    const auto e = fathom::test::load_error(replaced(kValid, "nodes: 64", "nodes: -3"));
     CHECK(e.line() == 3);
     CHECK(e.key_path() == "cluster.nodes");
   }
   SUBCASE("a fabric whose counts do not fit") {
     // 64 NICs on 16-port leaves need 4 leaves; 3 are given.
-    const auto e = error_of(replaced(kValid, "    spines: 4\n", "    spines: 4\n    leaves: 3\n"));
+    const auto e = fathom::test::load_error(replaced(kValid, "    spines: 4\n", "    spines: 4\n    leaves: 3\n"));
     CHECK(e.key_path().rfind("cluster.fabric", 0) == 0);
     CHECK(e.line() > 0);
   }
   SUBCASE("missing link speeds for a tier") {
-    const auto e = error_of(replaced(kValid, "      - {bandwidth: 400Gbps, latency: 1us}\n", ""));
+    const auto e = fathom::test::load_error(replaced(kValid, "      - {bandwidth: 400Gbps, latency: 1us}\n", ""));
     CHECK(e.key_path() == "cluster.fabric.links");
     CHECK(e.line() == 14);  // the list itself, which starts on the line after its key
   }
   SUBCASE("a key that does not apply to the pattern") {
-    const auto e = error_of(replaced(kValid, "  bytes: 1MB", "  bytes: 1MB\n  incast_target: 3"));
+    const auto e = fathom::test::load_error(replaced(kValid, "  bytes: 1MB", "  bytes: 1MB\n  incast_target: 3"));
     CHECK(e.key_path() == "workload.incast_target");
   }
   SUBCASE("an unknown pattern, with a hint") {
-    const auto e = error_of(replaced(kValid, "pattern: permutation", "pattern: permutaton"));
+    const auto e = fathom::test::load_error(replaced(kValid, "pattern: permutation", "pattern: permutaton"));
     CHECK(e.hint().find("permutation") != std::string::npos);
   }
 }
 
 TEST_CASE("a flows file is read strictly and its host names resolved at their row") {
-  write_temp("flows.csv", "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,1000,0\n1,n1.nic0,n9.nic0,2e6,0.001\n");
+  fathom::test::write_scratch_file("flows.csv",
+                                   "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,1000,0\n1,n1.nic0,n9.nic0,2e6,0.001\n");
   const std::string scenario =
       replaced(kValid, "  pattern: permutation\n  bytes: 1MB\n", "  pattern: file\n  flows_file: flows.csv\n");
-  const auto s = load_scenario(write_temp("file.yaml", scenario));
+  const auto s = load_scenario(fathom::test::write_scratch_file("file.yaml", scenario));
   REQUIRE(s.traffic.rows.size() == 2);
   const auto topology = fathom::topo::build_cluster(s.cluster);
   const auto flows = fathom::scenario::traffic_flows(s, topology);
@@ -155,8 +135,9 @@ TEST_CASE("a flows file is read strictly and its host names resolved at their ro
   CHECK(flows[1].start.ns() == 1'000'000);
   CHECK(topology.vertex(flows[1].dst).name == "n9.nic0");
 
-  write_temp("flows.csv", "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,1000,0\n1,n1.nic0,n99.nic0,2e6,0\n");
-  const auto unknown = load_scenario(write_temp("file.yaml", scenario));
+  fathom::test::write_scratch_file("flows.csv",
+                                   "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,1000,0\n1,n1.nic0,n99.nic0,2e6,0\n");
+  const auto unknown = load_scenario(fathom::test::write_scratch_file("file.yaml", scenario));
   try {
     fathom::scenario::traffic_flows(unknown, topology);
     FAIL("an unknown host was accepted");
@@ -166,9 +147,10 @@ TEST_CASE("a flows file is read strictly and its host names resolved at their ro
     CHECK(e.key_path() == "dst");
   }
 
-  write_temp("flows.csv", "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,-5,0\n");
-  CHECK_THROWS_WITH_AS(load_scenario(write_temp("file.yaml", scenario)), doctest::Contains("flows.csv:2"),
-                       ScenarioError);
-  write_temp("flows.csv", "id,source,dst,bytes,start_s\n");
-  CHECK_THROWS_WITH_AS(load_scenario(write_temp("file.yaml", scenario)), doctest::Contains("header"), ScenarioError);
+  fathom::test::write_scratch_file("flows.csv", "id,src,dst,bytes,start_s\n0,n0.nic0,n5.nic0,-5,0\n");
+  CHECK_THROWS_WITH_AS(load_scenario(fathom::test::write_scratch_file("file.yaml", scenario)),
+                       doctest::Contains("flows.csv:2"), ScenarioError);
+  fathom::test::write_scratch_file("flows.csv", "id,source,dst,bytes,start_s\n");
+  CHECK_THROWS_WITH_AS(load_scenario(fathom::test::write_scratch_file("file.yaml", scenario)),
+                       doctest::Contains("header"), ScenarioError);
 }

@@ -1,0 +1,124 @@
+// The nccl-tests workload and the optional `collectives:` section: defaults from public
+// statements, units and strict keys like every other section, and the DGX H100 example.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "scenarios/scenario.hpp"
+#include "tests/scenarios/scenario_files.hpp"
+
+using fathom::scenario::load_scenario;
+using fathom::scenario::ScenarioError;
+using fathom::scenario::WorkloadKind;
+using fathom::test::write_scratch_file;
+
+namespace {
+
+const std::string kBase = R"(cluster:
+  nodes: 1
+  node: {gpus: 8, nics: 8, nvls: true}
+  fabric:
+    tiers: 2
+    hosts_per_leaf: 8
+    spines: 1
+    links:
+      - {bandwidth: 400Gbps, latency: 1us}
+      - {bandwidth: 400Gbps, latency: 1us}
+workload:
+  kind: nccl-tests
+)";
+
+}  // namespace
+
+TEST_CASE("a nccl-tests workload needs no keys and takes nccl-tests' defaults") {
+  const auto s = load_scenario(write_scratch_file("scenario.yaml", kBase));
+  CHECK(s.workload == WorkloadKind::kNcclTests);
+  CHECK(s.nccl_tests.op == "all_reduce");
+  CHECK(s.nccl_tests.min_bytes == 8);
+  CHECK(s.nccl_tests.max_bytes == 8LL << 30);
+  CHECK(s.nccl_tests.step_factor == 2);
+  // No collectives: section: the documented defaults.
+  CHECK(s.collectives.alpha_ns == 5'000);
+  CHECK(s.collectives.launch_ns == 10'000);
+  CHECK(s.collectives.chunks == 4);
+  CHECK(s.collectives.efficiency.ring == doctest::Approx(370.0 / 450));
+  CHECK(s.collectives.efficiency.nvls == doctest::Approx(480.0 / 787.5));
+}
+
+TEST_CASE("the nccl-tests workload and collectives: keys are read with units") {
+  const auto s = load_scenario(write_scratch_file("scenario.yaml", kBase + R"(  op: all_gather
+  min_bytes: 1MiB
+  max_bytes: 64MiB
+  step_factor: 4
+collectives:
+  alpha: 2us
+  launch: 7.5us
+  chunks: 8
+  efficiency: {ring: 0.9, tree: 80%, nvls: 0.7, nic: 0.95}
+)"));
+  CHECK(s.nccl_tests.op == "all_gather");
+  CHECK(s.nccl_tests.min_bytes == 1 << 20);
+  CHECK(s.nccl_tests.max_bytes == 64 << 20);
+  CHECK(s.nccl_tests.step_factor == 4);
+  CHECK(s.collectives.alpha_ns == 2'000);
+  CHECK(s.collectives.launch_ns == 7'500);
+  CHECK(s.collectives.chunks == 8);
+  CHECK(s.collectives.efficiency.ring == 0.9);
+  CHECK(s.collectives.efficiency.tree == doctest::Approx(0.8));
+  CHECK(s.collectives.efficiency.nvls == 0.7);
+  CHECK(s.collectives.efficiency.nic == 0.95);
+  // --set reaches the new keys like any other.
+  const auto o = load_scenario(write_scratch_file("scenario.yaml", kBase),
+                               {"collectives.chunks=2", "collectives.efficiency.nvls=0.5"});
+  CHECK(o.collectives.chunks == 2);
+  CHECK(o.collectives.efficiency.nvls == 0.5);
+}
+
+TEST_CASE("mistakes in collectives: and the nccl-tests workload are reported at their key") {
+  SUBCASE("unknown key with a hint") {
+    const auto e = fathom::test::load_error(kBase + "collectives: {chunk: 4}\n");
+    CHECK(e.key_path() == "collectives.chunk");
+    CHECK(e.hint().find("chunks") != std::string::npos);
+  }
+  SUBCASE("an efficiency without a unit of time") {
+    const auto e = fathom::test::load_error(kBase + "collectives: {alpha: 5}\n");
+    CHECK(e.key_path() == "collectives.alpha");
+  }
+  SUBCASE("an efficiency above 1") {
+    const auto e = fathom::test::load_error(kBase + "collectives:\n  efficiency: {ring: 1.2}\n");
+    CHECK(e.key_path() == "collectives.efficiency.ring");
+    CHECK(e.line() == 14);
+  }
+  SUBCASE("a zero efficiency") {
+    const auto e = fathom::test::load_error(kBase + "collectives:\n  efficiency: {nvls: 0}\n");
+    CHECK(e.key_path() == "collectives.efficiency.nvls");
+  }
+  SUBCASE("an unknown algorithm under efficiency") {
+    const auto e = fathom::test::load_error(kBase + "collectives:\n  efficiency: {rnig: 0.8}\n");
+    CHECK(e.key_path() == "collectives.efficiency.rnig");
+    CHECK(e.hint().find("ring") != std::string::npos);
+  }
+  SUBCASE("zero chunks") {
+    CHECK(fathom::test::load_error(kBase + "collectives: {chunks: 0}\n").key_path() == "collectives.chunks");
+  }
+  SUBCASE("an unknown op") { CHECK(fathom::test::load_error(kBase + "  op: allreduce\n").key_path() == "workload.op"); }
+  SUBCASE("sizes the wrong way round") {
+    CHECK(fathom::test::load_error(kBase + "  min_bytes: 1MiB\n  max_bytes: 1KiB\n").key_path() ==
+          "workload.max_bytes");
+  }
+  SUBCASE("a traffic key in a nccl-tests workload") {
+    CHECK(fathom::test::load_error(kBase + "  pattern: ring\n").key_path() == "workload.pattern");
+  }
+}
+
+TEST_CASE("the DGX H100 example loads as documented") {
+  const auto s = load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/dgx-h100-node.yaml");
+  CHECK(s.workload == WorkloadKind::kNcclTests);
+  CHECK(s.cluster.nodes == 1);
+  CHECK(s.cluster.node.gpus == 8);
+  CHECK(s.cluster.node.nics == 8);
+  CHECK(s.cluster.node.nvls);
+  CHECK(s.cluster.node.nvlink_bytes_per_s == 450e9);
+  CHECK(s.cluster.node.nic_bytes_per_s == 50e9);
+  CHECK(s.cluster.fabric.tier.size() == 2);
+}
