@@ -178,16 +178,10 @@ VertexId plane_of(const topo::Topology& topology, VertexId gpu) {
   throw std::invalid_argument("collective: " + topology.vertex(gpu).name + " has no NVLink to an NVSwitch plane");
 }
 
-// Ranks grouped by node in order of first appearance; every node must hold as many.
+// Ranks grouped by node (ranks_by_node); every node must hold as many.
 std::vector<std::vector<VertexId>> by_node(const topo::Topology& topology, const std::vector<VertexId>& ranks,
                                            std::string_view what) {
-  std::vector<std::vector<VertexId>> nodes;
-  std::map<std::int32_t, std::size_t> index;
-  for (VertexId v : ranks) {
-    auto [it, fresh] = index.try_emplace(topology.vertex(v).node, nodes.size());
-    if (fresh) nodes.emplace_back();
-    nodes[it->second].push_back(v);
-  }
+  auto nodes = ranks_by_node(topology, ranks);
   for (const auto& n : nodes) {
     if (n.size() != nodes[0].size()) {
       throw std::invalid_argument(std::string(what) + ": every node must hold as many ranks (" +
@@ -195,15 +189,6 @@ std::vector<std::vector<VertexId>> by_node(const topo::Topology& topology, const
     }
   }
   return nodes;
-}
-
-// Rail j: the j-th rank of every node.
-std::vector<std::vector<VertexId>> rails(const std::vector<std::vector<VertexId>>& nodes) {
-  std::vector<std::vector<VertexId>> out(nodes[0].size());
-  for (const auto& n : nodes) {
-    for (std::size_t j = 0; j < n.size(); ++j) out[j].push_back(n[j]);
-  }
-  return out;
 }
 
 // NVLS inside one plane: every GPU sends `up_bytes` into the switch, and once the switch holds
@@ -438,7 +423,7 @@ TransferDag hierarchical_all_reduce(const topo::Topology& topology, const Collec
   Builder b(spec.alpha_ns);
   for (const auto& n : nodes) ring_phase(b, n, g - 1, spec.bytes / g, spec.chunks);
   // After the ring reduce-scatter each rail's ranks hold the same slice index: all-reduce it.
-  for (const auto& rail : rails(nodes)) {
+  for (const auto& rail : rails_of(nodes)) {
     ring_phase(b, rail, 2 * (node_count - 1), spec.bytes / g / node_count, spec.chunks);
   }
   for (const auto& n : nodes) ring_phase(b, n, g - 1, spec.bytes / g, spec.chunks);
@@ -464,7 +449,7 @@ TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
   // NVLS reduce-scatter: the switch returns slice j of the node's sum to its j-th GPU.
   for (std::size_t k = 0; k < nodes.size(); ++k)
     nvls_phase(b, nodes[k], planes[k], spec.bytes, spec.bytes / g, spec.chunks);
-  for (const auto& rail : rails(nodes)) {
+  for (const auto& rail : rails_of(nodes)) {
     ring_phase(b, rail, 2 * (node_count - 1), spec.bytes / g / node_count, spec.chunks);
   }
   // NVLS all-gather: each GPU puts its slice in, the switch multicasts the whole buffer.
@@ -514,6 +499,25 @@ TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& t
   }
   throw std::invalid_argument("collective: no " + std::string(to_string(algorithm)) + " algorithm for " +
                               std::string(to_string(op)));
+}
+
+std::vector<std::vector<VertexId>> ranks_by_node(const topo::Topology& topology, const std::vector<VertexId>& ranks) {
+  std::vector<std::vector<VertexId>> nodes;
+  std::map<std::int32_t, std::size_t> index;
+  for (VertexId v : ranks) {
+    auto [it, fresh] = index.try_emplace(topology.vertex(v).node, nodes.size());
+    if (fresh) nodes.emplace_back();
+    nodes[it->second].push_back(v);
+  }
+  return nodes;
+}
+
+std::vector<std::vector<VertexId>> rails_of(const std::vector<std::vector<VertexId>>& nodes) {
+  std::vector<std::vector<VertexId>> out(nodes.empty() ? 0 : nodes[0].size());
+  for (const auto& n : nodes) {
+    for (std::size_t j = 0; j < n.size() && j < out.size(); ++j) out[j].push_back(n[j]);
+  }
+  return out;
 }
 
 GroupShape group_shape(const topo::Topology& topology, const std::vector<VertexId>& ranks) {

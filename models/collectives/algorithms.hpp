@@ -85,6 +85,12 @@ struct GroupShape {
 };
 GroupShape group_shape(const topo::Topology& topology, const std::vector<topo::VertexId>& ranks);
 
+// Ranks grouped by node, nodes in order of first appearance, ranks in their given order.
+std::vector<std::vector<topo::VertexId>> ranks_by_node(const topo::Topology& topology,
+                                                       const std::vector<topo::VertexId>& ranks);
+// Rail j: the j-th rank of every node (nodes as ranks_by_node returns them).
+std::vector<std::vector<topo::VertexId>> rails_of(const std::vector<std::vector<topo::VertexId>>& nodes);
+
 struct AlgorithmChoice {
   Algorithm algorithm = Algorithm::kRing;
   std::string_view reason;  // one line for reports

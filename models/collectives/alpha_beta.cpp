@@ -63,25 +63,6 @@ struct Costs {
   }
 };
 
-std::vector<std::vector<VertexId>> group_by_node(const topo::Topology& topology, const std::vector<VertexId>& ranks) {
-  std::vector<std::vector<VertexId>> nodes;
-  std::map<std::int32_t, std::size_t> index;
-  for (VertexId v : ranks) {
-    auto [it, fresh] = index.try_emplace(topology.vertex(v).node, nodes.size());
-    if (fresh) nodes.emplace_back();
-    nodes[it->second].push_back(v);
-  }
-  return nodes;
-}
-
-std::vector<std::vector<VertexId>> rails_of(const std::vector<std::vector<VertexId>>& nodes) {
-  std::vector<std::vector<VertexId>> out(nodes[0].size());
-  for (const auto& n : nodes) {
-    for (std::size_t j = 0; j < n.size() && j < out.size(); ++j) out[j].push_back(n[j]);
-  }
-  return out;
-}
-
 // Direct all-to-all: all flows start together, so each link's load drains at its capacity
 // and a flow ends when its most loaded link has: T = alpha + max_f (lat_f + max_{l in f}
 // load_l / cap_l). Exact when the flows crossing a bottleneck have equal latency and are not
@@ -155,7 +136,7 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
         case Algorithm::kNvlsTree: {
           // Three phases, each starting when the previous one has ended everywhere (the groups
           // are symmetric): intra-node, then per rail across nodes on a 1/g slice, then intra-node.
-          const auto nodes = group_by_node(topology, r);
+          const auto nodes = ranks_by_node(topology, r);
           const double g = static_cast<double>(nodes[0].size());
           const int node_count = static_cast<int>(nodes.size());
           double first = 0, middle = 0, last = 0;

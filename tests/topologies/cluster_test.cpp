@@ -10,25 +10,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/topologies/fixtures.hpp"
+
 using namespace fathom::topo;
+using fathom::test::error_of;
+using fathom::test::example_fabric;
 
 namespace {
-
-// The project's example fabric: 2-tier leaf-spine, 32 leaves x 32 hosts, 8 spines,
-// 100 Gb/s host links, 400 Gb/s leaf-spine, 1 us per link.
-ClusterSpec example_fabric() {
-  ClusterSpec spec;
-  spec.nodes = 1024;
-  spec.node.gpus = 0;
-  spec.node.nics = 1;
-  spec.node.nic_bytes_per_s = 12.5e9;
-  spec.fabric.kind = FabricKind::kFatTree;
-  spec.fabric.tiers = 2;
-  spec.fabric.hosts_per_leaf = 32;
-  spec.fabric.spines = 8;
-  spec.fabric.tier = {{12.5e9, 1000}, {50e9, 1000}};
-  return spec;
-}
 
 // A DGX-H100-like node: 8 GPUs on 4 NVSwitch chips with NVLS, 8 x 400 Gb/s NICs.
 ClusterSpec dgx_cluster(int nodes) {

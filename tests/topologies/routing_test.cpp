@@ -16,23 +16,14 @@
 #include <tuple>
 #include <vector>
 
+#include "tests/topologies/fixtures.hpp"
 #include "topologies/cluster.hpp"
 
 using namespace fathom::topo;
+using fathom::test::error_of;
+using fathom::test::example_fabric;
 
 namespace {
-
-ClusterSpec example_fabric() {
-  ClusterSpec spec;
-  spec.nodes = 1024;
-  spec.node.gpus = 0;
-  spec.node.nics = 1;
-  spec.node.nic_bytes_per_s = 12.5e9;
-  spec.fabric.hosts_per_leaf = 32;
-  spec.fabric.spines = 8;
-  spec.fabric.tier = {{12.5e9, 1000}, {50e9, 1000}};
-  return spec;
-}
 
 ClusterSpec k_ary_3_tier(int k) {
   ClusterSpec spec;
@@ -78,15 +69,6 @@ std::vector<std::string> names(const Topology& t, const std::vector<LinkId>& rou
   std::vector<std::string> out;
   for (LinkId l : route) out.push_back(t.link(l).name);
   return out;
-}
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no std::invalid_argument thrown)";
 }
 
 }  // namespace

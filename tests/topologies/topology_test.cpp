@@ -9,20 +9,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "tests/topologies/fixtures.hpp"
+
 using namespace fathom::topo;
-
-namespace {
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no std::invalid_argument thrown)";
-}
-
-}  // namespace
+using fathom::test::error_of;
+using fathom::test::example_fabric;
 
 TEST_CASE("add_vertex numbers vertices in order and refuses a taken name") {
   Topology t;
