@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "scenarios/hardware_catalog.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "topologies/cluster.hpp"
 
@@ -21,26 +22,25 @@ void note(Scenario& s, const ValueReader& v) {
 }
 void note(Scenario& s, const MapReader& m) { s.locations[m.path()] = m.location(); }
 
-void read_node(Scenario& s, MapReader node) {
-  note(s, node);
-  topo::NodeSpec& n = s.cluster.node;
-  auto remember = [&](std::string_view key) {
-    if (auto v = node.find(key)) note(s, *v);
-  };
-  for (auto key : {"gpus", "nics", "nvlink_bandwidth", "nvlink_latency", "nvswitches", "nvls", "nvlink_domain_nodes",
-                   "pcie_bandwidth", "pcie_latency", "nic_bandwidth"}) {
-    remember(key);
+// `cluster.node`: a catalog name (`node: dgx-h100`), a mapping over a catalog entry
+// (`node: {base: dgx-h100, nics: 4}`), or a mapping over NodeSpec's defaults.
+void read_node(Scenario& s, MapReader& cluster) {
+  if (auto v = cluster.find("node"); v && v->is_scalar() && !v->is_null()) {
+    note(s, *v);
+    s.cluster.node = catalog_node(*v).node;
+    return;
   }
-  n.gpus = node.non_negative_int("gpus", n.gpus);
-  n.nics = node.non_negative_int("nics", n.nics);
-  n.nvlink_bytes_per_s = node.bandwidth("nvlink_bandwidth", n.nvlink_bytes_per_s);
-  n.nvlink_latency_ns = node.duration("nvlink_latency", sim::SimTime::from_ns(n.nvlink_latency_ns)).ns();
-  n.nvswitches = node.non_negative_int("nvswitches", n.nvswitches);
-  n.nvls = node.optional<bool>("nvls", n.nvls);
-  n.nvlink_domain_nodes = node.positive_int("nvlink_domain_nodes", n.nvlink_domain_nodes);
-  n.pcie_bytes_per_s = node.bandwidth("pcie_bandwidth", n.pcie_bytes_per_s);
-  n.pcie_latency_ns = node.duration("pcie_latency", sim::SimTime::from_ns(n.pcie_latency_ns)).ns();
-  n.nic_bytes_per_s = node.bandwidth("nic_bandwidth", n.nic_bytes_per_s);
+  MapReader node = cluster.optional_child("node");
+  note(s, node);
+  topo::NodeSpec base;
+  if (auto b = node.find("base")) {
+    note(s, *b);
+    base = catalog_node(*b).node;
+  }
+  for (auto key : kNodeKeys) {
+    if (auto v = node.find(key)) note(s, *v);
+  }
+  s.cluster.node = read_node_fields(node, base);
   node.finish();
 }
 
@@ -287,7 +287,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   note(s, cluster);
   if (auto v = cluster.find("nodes")) note(s, *v);
   s.cluster.nodes = cluster.positive_int("nodes");
-  read_node(s, cluster.optional_child("node"));
+  read_node(s, cluster);
   read_fabric(s, cluster.child("fabric"));
   cluster.finish();
   read_workload(s, root.child("workload"));
