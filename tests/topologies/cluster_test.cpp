@@ -15,6 +15,7 @@
 using namespace fathom::topo;
 using fathom::test::error_of;
 using fathom::test::example_fabric;
+using fathom::test::nic;
 
 namespace {
 
@@ -43,16 +44,6 @@ ClusterSpec radix_fabric(int nodes, int tiers, int radix, double oversubscriptio
   spec.fabric.oversubscription = oversubscription;
   spec.fabric.tier.assign(static_cast<std::size_t>(tiers), TierSpec{50e9, 500});
   return spec;
-}
-
-// "n<node>.nic<k>", appended rather than `"n" + std::to_string(i)`, which GCC 12 at -O3 flags
-// with a false -Wrestrict (GCC bug 105329).
-std::string nic(std::uint64_t node, int k = 0) {
-  std::string s = "n";
-  s += std::to_string(node);
-  s += ".nic";
-  s += std::to_string(k);
-  return s;
 }
 
 // The vertices at the other end of v's out-links, by name.

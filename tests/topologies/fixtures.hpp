@@ -2,6 +2,7 @@
 // message of the std::invalid_argument a builder throws.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,11 @@ inline topo::ClusterSpec example_fabric() {
   spec.fabric.spines = 8;
   spec.fabric.tier = {{12.5e9, 1000}, {50e9, 1000}};
   return spec;
+}
+
+// The name of NIC k of node `node`: "n<node>.nic<k>".
+inline std::string nic(std::uint64_t node, int k = 0) {
+  return "n" + std::to_string(node) + ".nic" + std::to_string(k);
 }
 
 // What `f` threw as std::invalid_argument, or a text saying it threw nothing.

@@ -22,6 +22,7 @@
 using namespace fathom::topo;
 using fathom::test::error_of;
 using fathom::test::example_fabric;
+using fathom::test::nic;
 
 namespace {
 
@@ -45,16 +46,6 @@ ClusterSpec rail_cluster(int nodes) {
   spec.fabric.radix = 64;
   spec.fabric.tier = {{50e9, 600}, {50e9, 600}};
   return spec;
-}
-
-// "n<node>.nic<k>", appended rather than `"n" + std::to_string(i)`, which GCC 12 at -O3 flags
-// with a false -Wrestrict (GCC bug 105329).
-std::string nic(std::uint64_t node, int k = 0) {
-  std::string s = "n";
-  s += std::to_string(node);
-  s += ".nic";
-  s += std::to_string(k);
-  return s;
 }
 
 // A route is a chain of links from src to dst.
