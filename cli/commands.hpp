@@ -19,4 +19,10 @@ constexpr int kExitFailedExpectation = 1;  // the run worked, a go-live criterio
 constexpr int kExitBadInput = 2;           // the scenario, a flag or an input file is wrong
 constexpr int kExitInternal = 3;           // a model broke an engine rule: a bug in fathom
 
+// Thrown by a subcommand that finished its work but must exit with a non-zero code (a failed
+// expectation); main() returns `code` after the outputs are written.
+struct ExitWith {
+  int code = kExitOk;
+};
+
 }  // namespace fathom::cli

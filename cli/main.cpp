@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   fathom::cli::add_nccl_tests_command(app);
   try {
     app.parse(argc, argv);
+  } catch (const fathom::cli::ExitWith& e) {
+    return e.code;
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? fathom::cli::kExitOk : fathom::cli::kExitBadInput;
   } catch (const fathom::scenario::ScenarioError& e) {

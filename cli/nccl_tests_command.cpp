@@ -1,13 +1,13 @@
 // `fathom nccl-tests SCENARIO`: NVIDIA nccl-tests (all_reduce_perf and its siblings) run in
-// simulation. For each message size of the -b/-e/-f sweep it builds the collective's transfer
-// DAG (models/collectives/algorithms.hpp) on the scenario's cluster, runs it over the flow
-// network, and prints nccl-tests' table so that scripts written for the real tool read it.
+// simulation. Each message size of the -b/-e/-f sweep is timed by coll::CollectiveTimer (the
+// collective's transfer DAG run over the flow network of the scenario's cluster), and the
+// command prints nccl-tests' table so that scripts written for the real tool read it.
 // docs/nccl-tests.md describes the columns, the bus-bandwidth factors and the parameters.
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,10 +17,8 @@
 #include "cli/scenario_run.hpp"
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/collective_params.hpp"
-#include "models/collectives/transfer_dag.hpp"
+#include "models/collectives/collective_timer.hpp"
 #include "scenarios/scenario.hpp"
-#include "topologies/cluster.hpp"
-#include "topologies/routing.hpp"
 
 namespace fathom::cli {
 
@@ -64,21 +62,21 @@ OpInfo parse_op(const std::string& name) {
   return it->second;
 }
 
-// "auto" is nullopt-like: the bool says whether the user fixed the algorithm.
-std::pair<bool, coll::Algorithm> parse_algo(const std::string& name) {
+// "auto" is nullopt: coll::choose_algorithm per size.
+std::optional<coll::Algorithm> parse_algo(const std::string& name) {
   static const std::map<std::string, coll::Algorithm> kAlgos = {
       {"ring", coll::Algorithm::kRing},          {"tree", coll::Algorithm::kDoubleBinaryTree},
       {"nvls", coll::Algorithm::kNvls},          {"nvlstree", coll::Algorithm::kNvlsTree},
       {"hd", coll::Algorithm::kHalvingDoubling}, {"hierarchical", coll::Algorithm::kHierarchical},
       {"direct", coll::Algorithm::kDirect},
   };
-  if (name == "auto") return {false, coll::Algorithm::kRing};
+  if (name == "auto") return std::nullopt;
   auto it = kAlgos.find(name);
   if (it == kAlgos.end()) {
     throw std::invalid_argument(
         "--algo: expected auto, ring, tree, nvls, nvlstree, hd, hierarchical or direct, found '" + name + "'");
   }
-  return {true, it->second};
+  return it->second;
 }
 
 // nccl-tests' sizes: a whole number with an optional K, M, G or T suffix (powers of 1024).
@@ -160,40 +158,6 @@ std::string size_label(std::int64_t bytes) {
   return std::to_string(bytes) + units[u];
 }
 
-// The cluster with the algorithm's efficiencies applied to link capacities: NVLink scaled by
-// the algorithm's fraction, PCIe, NICs and fabric by the NIC fraction (docs/nccl-tests.md).
-struct ScaledCluster {
-  topo::Topology topology;
-  std::unique_ptr<topo::Router> router;
-};
-
-double nvlink_efficiency(coll::Algorithm algorithm, const coll::AlgorithmEfficiency& e) {
-  switch (algorithm) {
-    case coll::Algorithm::kNvls:
-    case coll::Algorithm::kNvlsTree:
-      return e.nvls;
-    case coll::Algorithm::kDoubleBinaryTree:
-      return e.tree;
-    case coll::Algorithm::kRing:
-    case coll::Algorithm::kDirect:
-    case coll::Algorithm::kHalvingDoubling:
-    case coll::Algorithm::kHierarchical:
-      return e.ring;
-  }
-  return e.ring;
-}
-
-std::unique_ptr<ScaledCluster> scaled_cluster(topo::ClusterSpec spec, double nvlink_fraction, double nic_fraction) {
-  spec.node.nvlink_bytes_per_s *= nvlink_fraction;
-  spec.node.pcie_bytes_per_s *= nic_fraction;
-  spec.node.nic_bytes_per_s *= nic_fraction;
-  for (auto& tier : spec.fabric.tier) tier.link_bytes_per_s *= nic_fraction;
-  auto c = std::make_unique<ScaledCluster>();
-  c->topology = topo::build_cluster(spec);
-  c->router = std::make_unique<topo::Router>(c->topology);
-  return c;
-}
-
 // The first `gpus_per_node` GPUs of each of the first `nodes` nodes, node-major.
 std::vector<topo::VertexId> group_ranks(const topo::Topology& t, int nodes, int gpus_per_node) {
   std::vector<std::vector<topo::VertexId>> by_node(static_cast<std::size_t>(nodes));
@@ -206,15 +170,6 @@ std::vector<topo::VertexId> group_ranks(const topo::Topology& t, int nodes, int 
   std::vector<topo::VertexId> ranks;
   for (const auto& list : by_node) ranks.insert(ranks.end(), list.begin(), list.end());
   return ranks;
-}
-
-// nccl-tests' sendrecv_perf: every rank sends `bytes` to rank + 1 and receives from rank - 1,
-// all at once (coll::send_recv is the single pair of a two-rank group).
-coll::TransferDag ring_shift(const coll::CollectiveSpec& spec) {
-  coll::TransferDag dag;
-  const std::size_t n = spec.ranks.size();
-  for (std::size_t r = 0; r < n; ++r) dag.add({spec.ranks[r], spec.ranks[(r + 1) % n], spec.bytes, spec.alpha_ns, {}});
-  return dag;
 }
 
 struct Row {
@@ -238,7 +193,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   }
   if (max_bytes < min_bytes) throw std::invalid_argument("-e: the largest size must be >= -b");
   if (factor < 2 && max_bytes > min_bytes) throw std::invalid_argument("-f: expected a factor >= 2 when -e > -b");
-  const auto [fixed_algo, algo] = parse_algo(o.algo);
+  const std::optional<coll::Algorithm> algo = parse_algo(o.algo);
 
   const topo::ClusterSpec& cluster = s.cluster;
   const int nodes = o.nodes == 0 ? cluster.nodes : o.nodes;
@@ -252,25 +207,18 @@ void run_nccl_tests(const NcclTestsOptions& o) {
                                 std::to_string(o.gpus_per_node));
   }
   const coll::CollectiveParams& params = s.collectives;
-  const topo::Topology plain = topo::build_cluster(cluster);
+  coll::CollectiveTimer timer(cluster, params, s.seed);
+  const topo::Topology& plain = timer.topology();
   const std::vector<topo::VertexId> ranks = group_ranks(plain, nodes, gpus);
   const int n = static_cast<int>(ranks.size());
   if (op.op == coll::Op::kSendRecv && n < 2) throw std::invalid_argument("sendrecv: needs at least 2 GPUs");
-  const coll::GroupShape shape = coll::group_shape(plain, ranks);
-
-  std::map<coll::Algorithm, std::unique_ptr<ScaledCluster>> scaled;
-  auto cluster_for = [&](coll::Algorithm a) -> ScaledCluster& {
-    auto& c = scaled[a];
-    if (!c) c = scaled_cluster(cluster, nvlink_efficiency(a, params.efficiency), params.efficiency.nic);
-    return *c;
-  };
 
   // A fixed algorithm that does not fit the op or the group fails before the table starts.
-  if (fixed_algo && !(op.op == coll::Op::kSendRecv && algo == coll::Algorithm::kDirect)) {
+  if (algo) {
     coll::CollectiveSpec probe;
     probe.ranks = ranks;
     try {
-      coll::build_collective(op.op, algo, plain, probe);
+      coll::build_collective(op.op, *algo, plain, probe);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("--algo " + o.algo + " for " + op_name + " on " + std::to_string(n) +
                                   " GPUs: " + e.what());
@@ -281,11 +229,12 @@ void run_nccl_tests(const NcclTestsOptions& o) {
       "validation: 0 graph: 0\n",
       n, static_cast<long long>(min_bytes), static_cast<long long>(max_bytes), factor);
   std::printf(
-      "#\n# fathom simulation of %s: %d node(s) x %d GPU(s), algo %s, alpha %lld ns, launch %lld ns, chunks %d,\n"
+      "#\n# fathom simulation of %s: %d node(s) x %d GPU(s), algo %s, alpha %lld ns, launch %lld ns,\n"
+      "# slice %.0f B, nvls chunk %.0f B x %d channels, max slices %d,\n"
       "# efficiency ring %.3f tree %.3f nvls %.3f nic %.3f\n",
       s.file.c_str(), nodes, gpus, o.algo.c_str(), static_cast<long long>(params.alpha_ns),
-      static_cast<long long>(params.launch_ns), params.chunks, params.efficiency.ring, params.efficiency.tree,
-      params.efficiency.nvls, params.efficiency.nic);
+      static_cast<long long>(params.launch_ns), params.slice_bytes, params.nvls_chunk_bytes, params.nvls_channels,
+      params.max_slices, params.efficiency.ring, params.efficiency.tree, params.efficiency.nvls, params.efficiency.nic);
   std::printf("#\n# Using devices\n");
   for (int r = 0; r < n; ++r) {
     const auto& v = plain.vertex(ranks[static_cast<std::size_t>(r)]);
@@ -309,32 +258,15 @@ void run_nccl_tests(const NcclTestsOptions& o) {
     // nccl-tests' element counts: float elements, a multiple of n where every rank holds a slice.
     const std::int64_t count = op.per_rank_count ? size / 4 / n : size / 4;
     const std::int64_t bytes = op.per_rank_count ? count * n * 4 : count * 4;
-    Row row{bytes, algo, "set by --algo"};
-    if (!fixed_algo) {
-      const coll::AlgorithmChoice choice = coll::choose_algorithm(op.op, static_cast<double>(bytes), shape);
-      row.algorithm = choice.algorithm;
-      row.reason = choice.reason;
-    }
-    ScaledCluster& c = cluster_for(row.algorithm);
-    coll::CollectiveSpec spec;
-    spec.ranks = ranks;
-    spec.bytes = static_cast<double>(bytes);
-    spec.chunks = params.chunks;
-    spec.alpha_ns = params.alpha_ns;
-    spec.root = 0;
-    coll::TransferDag dag;
+    coll::CollectiveTiming timing;
     try {
-      if (op.op == coll::Op::kSendRecv && row.algorithm == coll::Algorithm::kDirect) {
-        dag = ring_shift(spec);
-      } else {
-        dag = coll::build_collective(op.op, row.algorithm, c.topology, spec);
-      }
+      timing = timer.time(op.op, ranks, static_cast<double>(bytes), algo);
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("--algo " + std::string(coll::to_string(row.algorithm)) + " for " + op_name + " on " +
-                                  std::to_string(n) + " GPUs: " + e.what());
+      throw std::invalid_argument("--algo " + o.algo + " for " + op_name + " on " + std::to_string(n) +
+                                  " GPUs: " + e.what());
     }
-    const coll::DagResult result = coll::run_dag(c.topology, *c.router, dag, s.seed);
-    const double seconds = result.makespan.to_seconds() + static_cast<double>(params.launch_ns) * 1e-9;
+    const Row row{bytes, timing.algorithm, algo ? std::string_view("set by --algo") : timing.reason};
+    const double seconds = timing.seconds;
     const double algbw = static_cast<double>(bytes) / 1e9 / seconds;
     const double busbw = algbw * bus_factor(op.op, n);
     const std::string time = format_time_us(seconds * 1e6);

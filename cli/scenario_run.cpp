@@ -1,5 +1,7 @@
 #include "cli/scenario_run.hpp"
 
+#include <utility>
+
 #include "topologies/cluster.hpp"
 
 namespace fathom::cli {
@@ -11,8 +13,12 @@ void add_scenario_options(CLI::App& command, ScenarioOptions& options) {
 }
 
 PreparedTraffic prepare_traffic(const ScenarioOptions& options) {
+  return prepare_traffic(scenario::load_scenario(options.file, options.overrides));
+}
+
+PreparedTraffic prepare_traffic(scenario::Scenario scenario) {
   PreparedTraffic p;
-  p.scenario = scenario::load_scenario(options.file, options.overrides);
+  p.scenario = std::move(scenario);
   p.topology = topo::build_cluster(p.scenario.cluster);
   p.flows = scenario::traffic_flows(p.scenario, p.topology);
   topo::Router router(p.topology);

@@ -31,5 +31,7 @@ struct PreparedTraffic {
 
 // Loads, builds and routes. Throws scenario::ScenarioError for bad input.
 PreparedTraffic prepare_traffic(const ScenarioOptions& options);
+// The same for a scenario already loaded.
+PreparedTraffic prepare_traffic(scenario::Scenario scenario);
 
 }  // namespace fathom::cli

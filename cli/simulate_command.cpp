@@ -1,11 +1,14 @@
 // `fathom simulate SCENARIO`: runs the scenario's workload and prints a report.
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/csv_outputs.hpp"
 #include "cli/scenario_run.hpp"
+#include "cli/training_report.hpp"
 #include "scenarios/units.hpp"
 #include "sim/output/atomic_file.hpp"
 #include "sim/simulation.hpp"
@@ -20,6 +23,8 @@ struct SimulateOptions {
   std::string flows_out;
   std::string links_out;
   std::string link_timeline;
+  TrainingOutputs training;
+  std::int64_t seed = -1;  // --seed: overrides the scenario's
 };
 
 std::string ms(double seconds) {
@@ -30,7 +35,22 @@ std::string ms(double seconds) {
 
 void run_simulate(const SimulateOptions& o) {
   const auto started = std::chrono::steady_clock::now();
-  const PreparedTraffic p = prepare_traffic(o.scenario);
+  scenario::Scenario loaded = scenario::load_scenario(o.scenario.file, o.scenario.overrides);
+  if (o.seed >= 0) loaded.seed = static_cast<std::uint64_t>(o.seed);
+  if (loaded.workload == scenario::WorkloadKind::kTraining) {
+    TrainingOutputs outputs = o.training;
+    if (outputs.json.empty()) outputs.json = loaded.output_json;
+    if (outputs.trace.empty()) outputs.trace = loaded.output_trace;
+    const int code = run_training(loaded, outputs);
+    std::fprintf(stderr, "wall clock: %.3f s\n",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    if (code != kExitOk) throw ExitWith{code};
+    return;
+  }
+  if (!o.training.json.empty() || !o.training.trace.empty()) {
+    throw std::invalid_argument("--json and --trace apply to training workloads; use --flows-out and --links-out");
+  }
+  const PreparedTraffic p = prepare_traffic(std::move(loaded));
   if (p.scenario.workload != scenario::WorkloadKind::kTraffic) {
     const auto it = p.scenario.locations.find("workload.kind");
     throw scenario::ScenarioError(
@@ -103,6 +123,11 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--links-out", options->links_out, "write per-link bytes and utilisation (CSV)");
   cmd->add_option("--link-timeline", options->link_timeline,
                   "write every change of a link's load over time (CSV: time_s,link,bytes_per_s,utilisation)");
+  cmd->add_option("--json", options->training.json, "training: write the full report as JSON (docs/report.md)");
+  cmd->add_option("--trace", options->training.trace, "training: write a Chrome trace of one step (Perfetto)");
+  cmd->add_option("--threads", options->training.threads, "worker threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--seed", options->seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
   cmd->callback([options] { run_simulate(*options); });
 }
 

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "scenarios/accelerator_catalog.hpp"
+
 namespace fathom::scenario {
 
 namespace {
@@ -15,6 +17,8 @@ std::vector<CatalogNode> parse_catalog() {
     entry.name = item.first.Scalar();
     MapReader fields = root.child(entry.name);
     entry.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
+    // Checked against the accelerator catalog here, so that a misspelt name fails at its line.
+    entry.accelerator = catalog_accelerator(fields.value("accelerator", "an accelerator of the hardware catalog")).name;
     entry.node = read_node_fields(fields, topo::NodeSpec{});
     fields.finish();
     nodes.push_back(std::move(entry));

@@ -17,8 +17,9 @@ namespace fathom::scenario {
 inline constexpr std::string_view kHardwareCatalogFile = "<built-in>/scenarios/hardware/nodes.yaml";
 
 struct CatalogNode {
-  std::string name;    // "dgx-h100"
-  std::string source;  // the public documents its figures come from
+  std::string name;         // "dgx-h100"
+  std::string source;       // the public documents its figures come from
+  std::string accelerator;  // its GPU's entry in the accelerator catalog ("h100-sxm")
   topo::NodeSpec node;
 };
 
@@ -39,7 +40,8 @@ std::vector<std::string> catalog_node_names();
 // and a "did you mean".
 const CatalogNode& catalog_node(const ValueReader& value);
 
-// The keys a node mapping holds (besides `base` and, in the catalog, `source`).
+// The keys a node mapping holds (besides `base` and, in the catalog, `source` and
+// `accelerator`).
 inline constexpr std::string_view kNodeKeys[] = {
     "gpus",           "nics",         "nvlink_bandwidth", "nvlink_latency", "nvswitches", "nvls", "nvlink_domain_nodes",
     "pcie_bandwidth", "pcie_latency", "nic_bandwidth"};

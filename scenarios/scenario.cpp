@@ -1,13 +1,16 @@
 #include "scenarios/scenario.hpp"
 
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/hardware_catalog.hpp"
+#include "scenarios/model_catalog.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "topologies/cluster.hpp"
 
@@ -24,10 +27,12 @@ void note(Scenario& s, const MapReader& m) { s.locations[m.path()] = m.location(
 
 // `cluster.node`: a catalog name (`node: dgx-h100`), a mapping over a catalog entry
 // (`node: {base: dgx-h100, nics: 4}`), or a mapping over NodeSpec's defaults.
-void read_node(Scenario& s, MapReader& cluster) {
+void read_node(Scenario& s, MapReader& cluster, std::string& node_accelerator) {
   if (auto v = cluster.find("node"); v && v->is_scalar() && !v->is_null()) {
     note(s, *v);
-    s.cluster.node = catalog_node(*v).node;
+    const CatalogNode& entry = catalog_node(*v);
+    s.cluster.node = entry.node;
+    node_accelerator = entry.accelerator;
     return;
   }
   MapReader node = cluster.optional_child("node");
@@ -35,7 +40,9 @@ void read_node(Scenario& s, MapReader& cluster) {
   topo::NodeSpec base;
   if (auto b = node.find("base")) {
     note(s, *b);
-    base = catalog_node(*b).node;
+    const CatalogNode& entry = catalog_node(*b);
+    base = entry.node;
+    node_accelerator = entry.accelerator;
   }
   for (auto key : kNodeKeys) {
     if (auto v = node.find(key)) note(s, *v);
@@ -48,7 +55,7 @@ void read_fabric(Scenario& s, MapReader fabric) {
   note(s, fabric);
   topo::FabricSpec& f = s.cluster.fabric;
   for (auto key : {"kind", "tiers", "radix", "oversubscription", "hosts_per_leaf", "leaves", "spines", "leaves_per_pod",
-                   "cores", "links_per_leaf_spine"}) {
+                   "cores", "links_per_leaf_spine", "routing"}) {
     if (auto v = fabric.find(key)) note(s, *v);
   }
   f.kind = fabric.one_of("kind", {"fat-tree", "rail-optimised"}, "fat-tree") == "fat-tree"
@@ -63,6 +70,7 @@ void read_fabric(Scenario& s, MapReader fabric) {
   f.leaves_per_pod = fabric.non_negative_int("leaves_per_pod", f.leaves_per_pod);
   f.cores = fabric.non_negative_int("cores", f.cores);
   f.links_per_leaf_spine = fabric.positive_int("links_per_leaf_spine", f.links_per_leaf_spine);
+  f.destination_routing = fabric.one_of("routing", {"ecmp", "d-mod-k"}, "ecmp") == "d-mod-k";
   ListReader links = fabric.list("links");
   s.locations[links.path()] = links.location();
   f.tier.clear();
@@ -198,12 +206,16 @@ void read_nccl_tests(Scenario& s, MapReader& w) {
 void read_collectives(Scenario& s, MapReader c) {
   note(s, c);
   coll::CollectiveParams& p = s.collectives;
-  for (auto key : {"alpha", "launch", "chunks"}) {
+  for (auto key : {"alpha", "launch", "slice", "nvls_chunk", "nvls_channels", "max_slices"}) {
     if (auto v = c.find(key)) note(s, *v);
   }
   p.alpha_ns = c.duration("alpha", sim::SimTime::from_ns(p.alpha_ns)).ns();
   p.launch_ns = c.duration("launch", sim::SimTime::from_ns(p.launch_ns)).ns();
-  p.chunks = c.positive_int("chunks", p.chunks);
+  p.slice_bytes = static_cast<double>(c.bytes("slice", static_cast<std::int64_t>(p.slice_bytes)));
+  p.nvls_chunk_bytes =
+      static_cast<double>(c.bytes("nvls_chunk", static_cast<std::int64_t>(p.nvls_chunk_bytes), Sign::kPositive));
+  p.nvls_channels = c.positive_int("nvls_channels", p.nvls_channels);
+  p.max_slices = c.positive_int("max_slices", p.max_slices);
   MapReader e = c.optional_child("efficiency");
   note(s, e);
   e.declare({"ring", "tree", "nvls", "nic"});
@@ -222,12 +234,239 @@ void read_collectives(Scenario& s, MapReader c) {
   c.finish();
 }
 
+void note_keys(Scenario& s, MapReader& m, std::initializer_list<std::string_view> keys) {
+  for (auto key : keys) {
+    if (auto v = m.find(key)) note(s, *v);
+  }
+}
+
+// `hardware:`: the accelerator (a catalog name, or a mapping over one with overridden fields).
+// Without it, the cluster node's catalog entry names the accelerator.
+void read_hardware(Scenario& s, MapReader& root, const std::string& node_accelerator) {
+  if (!root.has("hardware")) {
+    if (!node_accelerator.empty()) s.accelerator = *find_catalog_accelerator(node_accelerator);
+    return;
+  }
+  MapReader hw = root.child("hardware");
+  note(s, hw);
+  if (auto v = hw.find("accelerator"); v && v->is_scalar()) {
+    note(s, *v);
+    s.accelerator = catalog_accelerator(*v);
+  } else {
+    MapReader a = hw.child("accelerator");
+    note(s, a);
+    hw::AcceleratorSpec base;
+    if (auto b = a.find("base")) {
+      note(s, *b);
+      base = catalog_accelerator(*b);
+    } else if (!node_accelerator.empty()) {
+      base = *find_catalog_accelerator(node_accelerator);
+    } else {
+      a.fail(
+          "base", "an accelerator of the catalog to start from (" + [] {
+            std::string names;
+            for (const auto& n : catalog_accelerator_names()) names += (names.empty() ? "" : ", ") + n;
+            return names;
+          }() + ")");
+    }
+    for (auto key : kAcceleratorKeys) {
+      if (auto v = a.find(key); v && v->is_scalar()) note(s, *v);
+    }
+    s.accelerator = read_accelerator_fields(a, base);
+    if (s.accelerator.name.empty()) s.accelerator.name = "custom";
+    a.finish();
+  }
+  hw.finish();
+}
+
+void read_parallel(Scenario& s, MapReader p) {
+  note(s, p);
+  train::ParallelSpec& par = s.training.parallel;
+  note_keys(s, p,
+            {"tp", "pp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero", "bucket",
+             "overlap_grad_reduce", "overlap_param_gather", "grad_reduce", "overlap_p2p"});
+  par.tp = p.positive_int("tp", 1);
+  par.pp = p.positive_int("pp", 1);
+  par.cp = p.positive_int("cp", 1);
+  par.ep = p.positive_int("ep", 1);
+  par.sequence_parallel = p.optional<bool>("sequence_parallel", par.tp > 1);
+  par.schedule = p.one_of("schedule", {"1f1b", "interleaved"}, "1f1b") == "1f1b" ? train::Schedule::kOneFOneB
+                                                                                 : train::Schedule::kInterleaved;
+  par.virtual_stages = p.positive_int("virtual_stages", 1);
+  if (par.schedule == train::Schedule::kOneFOneB && par.virtual_stages != 1) {
+    p.fail("virtual_stages", "1 with schedule: 1f1b (virtual stages need schedule: interleaved)");
+  }
+  par.zero_stage = p.non_negative_int("zero", par.zero_stage);
+  par.bucket_bytes =
+      static_cast<double>(p.bytes("bucket", static_cast<std::int64_t>(par.bucket_bytes), Sign::kPositive));
+  par.grad_reduce_bytes = p.one_of("grad_reduce", {"fp32", "bf16"}, "fp32") == "fp32" ? 4 : 2;
+  par.overlap_grad_reduce = p.optional<bool>("overlap_grad_reduce", par.overlap_grad_reduce);
+  par.overlap_param_gather = p.optional<bool>("overlap_param_gather", par.overlap_param_gather);
+  par.overlap_p2p = p.optional<bool>("overlap_p2p", par.overlap_p2p);
+  ListReader layers = p.optional_list("stage_layers");
+  if (!layers.empty()) s.locations[layers.path()] = layers.location();
+  for (std::size_t i = 0; i < layers.size(); ++i) par.stage_layers.push_back(layers.at(i).non_negative_int());
+  ListReader order = p.optional_list("order");
+  if (!order.empty()) {
+    s.locations[order.path()] = order.location();
+    if (order.size() != train::kDims) p.fail("order", "a list of the five dimensions tp, cp, ep, pp, dp");
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::string d = order.at(i).one_of({"tp", "cp", "ep", "pp", "dp"});
+      if (!seen.insert(d).second) order.at(i).fail("each of tp, cp, ep, pp, dp once");
+      par.order[i] = d == "tp"   ? train::Dim::kTp
+                     : d == "cp" ? train::Dim::kCp
+                     : d == "ep" ? train::Dim::kEp
+                     : d == "pp" ? train::Dim::kPp
+                                 : train::Dim::kDp;
+    }
+  }
+  p.finish();
+}
+
+void read_training(Scenario& s, MapReader& w) {
+  train::TrainingSpec& t = s.training;
+  note_keys(s, w,
+            {"gpus", "sequence", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "tokens",
+             "memory_fraction"});
+  // The model: a zoo name, or a mapping over a zoo entry (`base`) or over nothing.
+  if (auto v = w.find("model"); v && v->is_scalar()) {
+    note(s, *v);
+    t.model = catalog_model(*v);
+  } else {
+    MapReader m = w.child("model");
+    note(s, m);
+    train::TransformerSpec base;
+    if (auto b = m.find("base")) {
+      note(s, *b);
+      base = catalog_model(*b);
+    }
+    for (auto key : kModelKeys) {
+      if (auto k = m.find(key)) note(s, *k);
+    }
+    t.model = read_model_fields(m, base);
+    if (t.model.name.empty()) t.model.name = "custom";
+    m.finish();
+  }
+  const int cluster_gpus = s.cluster.nodes * s.cluster.node.gpus;
+  t.gpus = w.positive_int("gpus", cluster_gpus);
+  if (t.gpus > cluster_gpus) {
+    w.fail("gpus", "at most the cluster's " + std::to_string(cluster_gpus) + " GPUs");
+  }
+  t.sequence = w.positive_int("sequence");
+  t.global_batch = w.positive_int("global_batch");
+  t.micro_batch = w.positive_int("micro_batch", 1);
+  const std::string precision = w.one_of("precision", {"bf16", "fp8"}, "bf16");
+  t.precision = precision == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16;
+  if (t.precision == hw::Precision::kFp8 && !(s.accelerator.peak(hw::Precision::kFp8) > 0)) {
+    w.fail("precision", "bf16: the accelerator " + s.accelerator.name + " has no FP8 peak");
+  }
+  const std::string recompute = w.one_of("recompute", {"none", "selective", "full"}, "selective");
+  t.recompute = recompute == "none"   ? train::Recompute::kNone
+                : recompute == "full" ? train::Recompute::kFull
+                                      : train::Recompute::kSelective;
+  t.flash_attention = w.optional<bool>("flash_attention", true);
+  t.tokens = static_cast<double>(w.count("tokens", 0));
+  t.max_memory_fraction = w.fraction("memory_fraction", 1.0);
+  read_parallel(s, w.optional_child("parallel"));
+  const train::ParallelSpec& p = t.parallel;
+  const long long model_ranks = static_cast<long long>(p.tp) * p.pp * p.cp;
+  t.parallel.dp = t.gpus % model_ranks == 0 ? static_cast<int>(t.gpus / model_ranks) : 1;
+  if (s.accelerator.name.empty()) {
+    w.fail("kind", "a cluster whose node names its accelerator, or a hardware.accelerator section",
+           "name a catalog node (cluster.node: dgx-h100) or add hardware: {accelerator: h100-sxm}");
+  }
+}
+
+// Maps the training spec's consistency errors ("parallel.tp: expected ...") onto the key.
+void check_training(const Scenario& s) {
+  try {
+    train::check(s.training);
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    const auto colon = message.find(": ");
+    std::string key = message.substr(0, colon);
+    if (key.rfind("workload.", 0) != 0) key = "workload." + key;
+    std::string at = key;
+    while (!at.empty() && !s.locations.count(at)) {
+      const auto cut = at.find_last_of(".[");
+      at = cut == std::string::npos ? std::string() : at.substr(0, cut);
+    }
+    const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
+    const auto written = s.written.find(key);
+    throw ScenarioError(where, key, colon == std::string::npos ? message : message.substr(colon + 2),
+                        written != s.written.end() ? quote_found(written->second) : "the values above");
+  }
+}
+
+void read_expect(Scenario& s, MapReader e) {
+  note(s, e);
+  for (auto key : kExpectKeys) {
+    auto v = e.find(key);
+    if (!v) continue;
+    note(s, *v);
+    const std::string text = v->as<std::string>("a criterion such as \">= 0.40\" or \"<= 10s\"");
+    Expectation x;
+    x.key = std::string(key);
+    x.text = text;
+    x.where = v->location();
+    std::size_t i = 0;
+    while (i < text.size() && text[i] == ' ') ++i;
+    for (const char* op : {">=", "<=", "==", ">", "<"}) {
+      if (text.compare(i, std::strlen(op), op) == 0) {
+        x.op = op;
+        break;
+      }
+    }
+    const std::string what = "a comparison (>=, <=, >, <, ==) and a value";
+    if (x.op.empty()) v->fail(what + ", such as \">= 0.40\"");
+    std::string rest = text.substr(i + x.op.size());
+    while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
+    try {
+      if (key == "step_time" || key == "time_to_train") {
+        x.value = parse_duration(rest).to_seconds();
+      } else if (key == "peak_memory_per_rank") {
+        x.value = static_cast<double>(parse_bytes(rest));
+      } else {
+        x.value = parse_number(rest, Sign::kNonNegative);
+        if (key == "mfu" && !rest.empty() && rest.back() == '%') x.value /= 100;
+      }
+    } catch (const std::invalid_argument& err) {
+      v->fail(what + " (" + err.what() + ")");
+    }
+    s.expectations.push_back(std::move(x));
+  }
+  e.finish();
+}
+
+void read_output(Scenario& s, MapReader o) {
+  note(s, o);
+  auto path = [&](std::string_view key, std::string& out) {
+    if (auto v = o.find(key)) {
+      note(s, *v);
+      std::filesystem::path p = v->as<std::string>("a file path");
+      if (p.is_relative()) p = std::filesystem::path(s.file).parent_path() / p;
+      out = p.string();
+    }
+  };
+  path("json", s.output_json);
+  path("trace", s.output_trace);
+  o.finish();
+}
+
 void read_workload(Scenario& s, MapReader w) {
   note(s, w);
   if (auto v = w.find("kind")) note(s, *v);
-  if (w.one_of("kind", {"traffic", "nccl-tests"}) == "nccl-tests") {
+  const std::string kind = w.one_of("kind", {"traffic", "nccl-tests", "training"});
+  if (kind == "nccl-tests") {
     s.workload = WorkloadKind::kNcclTests;
     read_nccl_tests(s, w);
+    w.finish();
+    return;
+  }
+  if (kind == "training") {
+    s.workload = WorkloadKind::kTraining;
+    read_training(s, w);
     w.finish();
     return;
   }
@@ -287,13 +526,29 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   note(s, cluster);
   if (auto v = cluster.find("nodes")) note(s, *v);
   s.cluster.nodes = cluster.positive_int("nodes");
-  read_node(s, cluster);
+  std::string node_accelerator;
+  read_node(s, cluster, node_accelerator);
   read_fabric(s, cluster.child("fabric"));
   cluster.finish();
+  read_hardware(s, root, node_accelerator);
   read_workload(s, root.child("workload"));
+  // The accelerator's NVLink and NIC efficiencies are the collectives' defaults; the
+  // collectives section overrides them key by key.
+  if (!s.accelerator.name.empty()) {
+    s.collectives.efficiency.ring = s.accelerator.efficiency.nvlink;
+    s.collectives.efficiency.tree = s.accelerator.efficiency.nvlink;
+    s.collectives.efficiency.nic = s.accelerator.efficiency.nic;
+  }
   if (root.has("collectives")) read_collectives(s, root.child("collectives"));
+  if (root.has("expect")) read_expect(s, root.child("expect"));
+  if (root.has("output")) read_output(s, root.child("output"));
   root.finish();
   check_cluster(s);
+  if (s.workload == WorkloadKind::kTraining) check_training(s);
+  if (!s.expectations.empty() && s.workload != WorkloadKind::kTraining) {
+    throw ScenarioError(s.expectations.front().where, "expect." + s.expectations.front().key,
+                        "criteria only with workload kind: training", quote_found(s.expectations.front().text));
+  }
   return s;
 }
 

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "models/collectives/collective_params.hpp"
+#include "models/hardware/accelerator.hpp"
 #include "models/workloads/traffic/traffic_pattern.hpp"
+#include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
 #include "topologies/cluster_spec.hpp"
 
@@ -42,7 +44,25 @@ struct TrafficWorkload {
   EndpointKind endpoints = EndpointKind::kNic;
 };
 
-enum class WorkloadKind { kTraffic, kNcclTests };
+enum class WorkloadKind { kTraffic, kNcclTests, kTraining };
+
+// One go-live criterion of `expect:`, e.g. `mfu: ">= 0.40"` or `step_time: "<= 10s"`.
+struct Expectation {
+  std::string key;   // "mfu", "step_time", ...
+  std::string op;    // ">=", "<=", ">", "<", "=="
+  double value = 0;  // SI: seconds, bytes, a fraction, TFLOP/s, tokens/s
+  std::string text;  // as written
+  Location where;
+};
+
+// The figures `expect:` can name, with the quantity each is written in.
+inline constexpr std::string_view kExpectKeys[] = {"mfu",
+                                                   "step_time",
+                                                   "tokens_per_s",
+                                                   "time_to_train",
+                                                   "model_tflops_per_gpu",
+                                                   "hardware_tflops_per_gpu",
+                                                   "peak_memory_per_rank"};
 
 // Defaults of `fathom nccl-tests` (its flags override them), spelled as nccl-tests' -b -e -f.
 struct NcclTestsWorkload {
@@ -59,6 +79,12 @@ struct Scenario {
   WorkloadKind workload = WorkloadKind::kTraffic;
   TrafficWorkload traffic;       // when workload is kTraffic
   NcclTestsWorkload nccl_tests;  // when workload is kNcclTests
+  train::TrainingSpec training;  // when workload is kTraining
+  // The accelerator: `hardware.accelerator`, else the catalog node's (cluster.node).
+  hw::AcceleratorSpec accelerator;
+  std::vector<Expectation> expectations;
+  std::string output_json;   // `output.json` (a path, relative to the scenario's folder)
+  std::string output_trace;  // `output.trace`
   coll::CollectiveParams collectives;
   // Where each key that was read sits in the file, by key path: later checks (a host name
   // in a flows file, a fabric that cannot be built) point back at the input.

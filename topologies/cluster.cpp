@@ -573,6 +573,7 @@ Topology build_cluster(const ClusterSpec& spec) {
   const std::vector<VertexId> nics = build_nodes(t, spec);
   if (layout.tiers > 0) build_fabric(t, spec, layout, nics);
   summarise(t, spec, layout);
+  t.routing = spec.fabric.destination_routing ? Routing::kDestination : Routing::kEcmpHash;
   return t;
 }
 

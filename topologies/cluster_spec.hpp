@@ -39,14 +39,15 @@ struct FabricSpec {
   // Either a switch radix (k-ary fat-tree: ports per switch, halved between down and up
   // unless oversubscribed) or explicit counts; explicit counts win where given (> 0).
   int radix = 0;
-  double oversubscription = 1.0;  // tier-1 down:up capacity ratio (3.0 = 3:1)
-  int hosts_per_leaf = 0;         // NIC ports down per leaf
-  int leaves = 0;                 // 0: as many as the NICs need
-  int spines = 0;                 // 2-tier: spines in total; 3-tier: spines per pod
-  int leaves_per_pod = 0;         // 3-tier only
-  int cores = 0;                  // 3-tier only
-  int links_per_leaf_spine = 1;   // parallel cables between each leaf and each spine
-  std::vector<TierSpec> tier;     // index 0 = tier 1 (NIC-leaf), 1 = leaf-spine, 2 = spine-core
+  double oversubscription = 1.0;     // tier-1 down:up capacity ratio (3.0 = 3:1)
+  int hosts_per_leaf = 0;            // NIC ports down per leaf
+  int leaves = 0;                    // 0: as many as the NICs need
+  int spines = 0;                    // 2-tier: spines in total; 3-tier: spines per pod
+  int leaves_per_pod = 0;            // 3-tier only
+  int cores = 0;                     // 3-tier only
+  int links_per_leaf_spine = 1;      // parallel cables between each leaf and each spine
+  std::vector<TierSpec> tier;        // index 0 = tier 1 (NIC-leaf), 1 = leaf-spine, 2 = spine-core
+  bool destination_routing = false;  // InfiniBand-style D-mod-K static routing instead of ECMP hashing
 };
 
 struct ClusterSpec {

@@ -159,7 +159,14 @@ void Router::candidates(const Target& t, VertexId at, bool via_pcie, std::uint32
 }
 
 const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64_t flow_hash) {
-  const RouteKey key{src, dst, flow_hash};
+  return route(src, dst, flow_hash, dst);
+}
+
+const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64_t flow_hash,
+                                         std::uint64_t destination_key) {
+  // Destination routing ignores the flow's hash: the cache is keyed by what picks the branches.
+  const bool by_destination = topo_.routing == Routing::kDestination;
+  const RouteKey key{src, dst, by_destination ? destination_key : flow_hash};
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
   check(src, dst);
   std::vector<LinkId> path;
@@ -175,7 +182,9 @@ const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64
       candidates(t, at, via_pcie, dist, scratch_);
       // Cannot happen: the BFS gave `at` its distance through one of these very arcs.
       if (scratch_.empty()) throw std::logic_error("Router: no shortest continuation at " + topo_.vertex(at).name);
-      const Arc& pick = out_arcs_[scratch_[ecmp_mix(flow_hash, hop) % scratch_.size()]];
+      // D-mod-K: the destination's id picks the branch, the same at every hop.
+      const std::uint64_t branch = by_destination ? destination_key : ecmp_mix(flow_hash, hop);
+      const Arc& pick = out_arcs_[scratch_[branch % scratch_.size()]];
       path.push_back(pick.link);
       at = pick.other;
       via_pcie = pick.pcie;

@@ -50,6 +50,9 @@ class Router {
   // (or a vertex id does not exist). The reference stays valid until clear_routes() or the
   // Router's end.
   const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash);
+  // The same, for a route that is one leg of a longer one: with destination routing the branch
+  // at every hop is chosen by `destination_key` (the final destination's id) instead of dst.
+  const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key);
 
   // The ECMP candidates of a flow's first hop from src towards dst, in LinkId order: every
   // out-link of src that starts a shortest route. Empty if src == dst; throws like route().

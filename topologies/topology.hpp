@@ -70,6 +70,14 @@ std::string to_string(const TopologySummary& summary);
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property,
                                     boost::property<boost::edge_index_t, LinkId>>;
 
+// How a router picks among equal-cost next hops.
+enum class Routing {
+  kEcmpHash,     // by a hash of the flow (Ethernet ECMP): flows to one destination spread out
+  kDestination,  // by the destination alone (InfiniBand's static D-mod-K fat-tree routing):
+                 // every flow to one destination takes the same path, and destinations with
+                 // consecutive ids leave a switch on different uplinks
+};
+
 class Topology {
  public:
   // Throws std::invalid_argument if the name is already taken.
@@ -96,6 +104,7 @@ class Topology {
   const std::vector<LinkId>& in_links(VertexId v) const { return in_.at(v); }
 
   TopologySummary summary;
+  Routing routing = Routing::kEcmpHash;
 
  private:
   std::vector<Vertex> vertices_;

@@ -68,7 +68,14 @@ void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min
     if (!seen.insert(v).second)
       throw std::invalid_argument(where + ": vertex " + std::to_string(v) + " is a rank twice");
   }
-  if (spec.chunks < 1) throw std::invalid_argument(where + ": chunks must be >= 1, got " + std::to_string(spec.chunks));
+  if (!(spec.slice_bytes >= 0) || !std::isfinite(spec.slice_bytes) || !(spec.nvls_slice_bytes >= 0) ||
+      !std::isfinite(spec.nvls_slice_bytes)) {
+    throw std::invalid_argument(where + ": slice sizes must be finite and >= 0, got " +
+                                std::to_string(spec.slice_bytes) + " and " + std::to_string(spec.nvls_slice_bytes));
+  }
+  if (spec.max_slices < 1) {
+    throw std::invalid_argument(where + ": max_slices must be >= 1, got " + std::to_string(spec.max_slices));
+  }
   if (!(spec.bytes >= 0) || !std::isfinite(spec.bytes)) {
     throw std::invalid_argument(where + ": bytes must be finite and >= 0, got " + std::to_string(spec.bytes));
   }
@@ -79,13 +86,14 @@ void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min
 }
 
 // Emits transfers and keeps each vertex's last send and last receive, so that a GPU's sends
-// (and its receives) go one at a time, in emission order.
+// (and its receives) go one at a time, in emission order. Slice 0 of a message pays alpha and
+// the route latency; later slices stream behind it (Transfer::pipelined).
 class Builder {
  public:
   explicit Builder(std::int64_t alpha_ns) : alpha_ns_(alpha_ns) {}
 
-  TransferIndex add(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after, bool serial_src = true,
-                    bool serial_dst = true) {
+  TransferIndex add(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after, int slice = 0,
+                    bool serial_src = true, bool serial_dst = true) {
     if (serial_src) {
       if (auto it = last_send_.find(src); it != last_send_.end()) after.push_back(it->second);
     }
@@ -94,7 +102,7 @@ class Builder {
     }
     std::sort(after.begin(), after.end());
     after.erase(std::unique(after.begin(), after.end()), after.end());
-    const TransferIndex i = dag_.add({src, dst, bytes, alpha_ns_, std::move(after)});
+    const TransferIndex i = dag_.add({src, dst, bytes, slice == 0 ? alpha_ns_ : 0, std::move(after), slice > 0});
     last_send_[src] = i;
     last_recv_[dst] = i;
     return i;
@@ -115,7 +123,7 @@ class Builder {
 };
 
 // `steps` ring steps over `order` (rank i sends to rank i+1): each rank sends step_bytes per
-// step, in `chunks` pieces. Piece c of step k at rank i forwards what rank i received as piece
+// step, in `chunks` slices. Slice c of step k at rank i forwards what rank i received as slice
 // c of step k-1; step 0 waits for whatever rank i received last before this phase (the
 // previous phase's result).
 void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, double step_bytes, int chunks) {
@@ -137,7 +145,7 @@ void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, doubl
           after.push_back(*phase_start[i]);
         }
         const std::size_t to = (i + 1) % n;
-        next[to * c_count + c] = b.add(order[i], order[to], piece, std::move(after));
+        next[to * c_count + c] = b.add(order[i], order[to], piece, std::move(after), static_cast<int>(c));
       }
     }
     std::swap(received, next);
@@ -158,7 +166,7 @@ void chain(Builder& b, const std::vector<VertexId>& order, double bytes, int chu
       } else if (start) {
         after.push_back(*start);
       }
-      arrived[c] = b.add(order[j], order[j + 1], piece, std::move(after));
+      arrived[c] = b.add(order[j], order[j + 1], piece, std::move(after), static_cast<int>(c));
     }
   }
 }
@@ -192,7 +200,7 @@ std::vector<std::vector<VertexId>> by_node(const topo::Topology& topology, const
 }
 
 // NVLS inside one plane: every GPU sends `up_bytes` into the switch, and once the switch holds
-// piece c from all of them it sends `down_bytes` / chunks of the result to each GPU. The
+// slice c from all of them it sends `down_bytes` / chunks of the result to each GPU. The
 // switch's links are separate, so only the GPU ends are serialised.
 void nvls_phase(Builder& b, const std::vector<VertexId>& gpus, VertexId plane, double up_bytes, double down_bytes,
                 int chunks) {
@@ -203,9 +211,9 @@ void nvls_phase(Builder& b, const std::vector<VertexId>& gpus, VertexId plane, d
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       std::vector<TransferIndex> after;
       if (c == 0 && start[i]) after.push_back(*start[i]);
-      ups.push_back(b.add(gpus[i], plane, up_bytes / chunks, std::move(after), true, false));
+      ups.push_back(b.add(gpus[i], plane, up_bytes / chunks, std::move(after), c, true, false));
     }
-    for (VertexId g : gpus) b.add(plane, g, down_bytes / chunks, ups, false, true);
+    for (VertexId g : gpus) b.add(plane, g, down_bytes / chunks, ups, c, false, true);
   }
 }
 
@@ -224,13 +232,42 @@ VertexId common_plane(const topo::Topology& topology, const std::vector<VertexId
   return plane;
 }
 
+// Slices of a point-to-point message, and of an NVLS phase on a plane of `gpus` GPUs moving
+// `bytes` per GPU (the larger of its up and down sizes).
+int slices(const CollectiveSpec& spec, double message_bytes) {
+  return slice_count(message_bytes, spec.slice_bytes, spec.max_slices);
+}
+int chain_slices(const CollectiveSpec& spec) {
+  return slice_count(spec.bytes, spec.slice_bytes, chain_slice_cap(spec.max_slices, spec.ranks.size()));
+}
+int nvls_slices(const CollectiveSpec& spec, double bytes, std::size_t gpus) {
+  return slice_count(bytes, spec.nvls_slice_bytes * static_cast<double>(gpus), spec.max_slices);
+}
+
+void ring(Builder& b, const CollectiveSpec& spec, const std::vector<VertexId>& order, int steps, double step_bytes) {
+  ring_phase(b, order, steps, step_bytes, slices(spec, step_bytes));
+}
+
+void nvls(Builder& b, const CollectiveSpec& spec, const std::vector<VertexId>& gpus, VertexId plane, double up_bytes,
+          double down_bytes) {
+  nvls_phase(b, gpus, plane, up_bytes, down_bytes, nvls_slices(spec, std::max(up_bytes, down_bytes), gpus.size()));
+}
+
 }  // namespace
+
+int chain_slice_cap(int max_slices, std::size_t ranks) { return max_slices * std::max(1, static_cast<int>(ranks) - 2); }
+
+int slice_count(double message_bytes, double slice_bytes, int max_slices) {
+  if (!(slice_bytes > 0) || !(message_bytes > slice_bytes)) return 1;
+  const double count = std::ceil(message_bytes / slice_bytes);
+  return count >= static_cast<double>(max_slices) ? std::max(max_slices, 1) : static_cast<int>(count);
+}
 
 TransferDag ring_all_reduce(const CollectiveSpec& spec) {
   validate(spec, "ring all-reduce");
   Builder b(spec.alpha_ns);
   const int n = static_cast<int>(spec.ranks.size());
-  ring_phase(b, spec.ranks, 2 * (n - 1), spec.bytes / n, spec.chunks);
+  ring(b, spec, spec.ranks, 2 * (n - 1), spec.bytes / n);
   return b.take();
 }
 
@@ -238,7 +275,7 @@ TransferDag ring_reduce_scatter(const CollectiveSpec& spec) {
   validate(spec, "ring reduce-scatter");
   Builder b(spec.alpha_ns);
   const int n = static_cast<int>(spec.ranks.size());
-  ring_phase(b, spec.ranks, n - 1, spec.bytes / n, spec.chunks);
+  ring(b, spec, spec.ranks, n - 1, spec.bytes / n);
   return b.take();
 }
 
@@ -246,21 +283,21 @@ TransferDag ring_all_gather(const CollectiveSpec& spec) {
   validate(spec, "ring all-gather");
   Builder b(spec.alpha_ns);
   const int n = static_cast<int>(spec.ranks.size());
-  ring_phase(b, spec.ranks, n - 1, spec.bytes / n, spec.chunks);
+  ring(b, spec, spec.ranks, n - 1, spec.bytes / n);
   return b.take();
 }
 
 TransferDag ring_broadcast(const CollectiveSpec& spec) {
   validate(spec, "ring broadcast");
   Builder b(spec.alpha_ns);
-  chain(b, rotated(spec.ranks, static_cast<std::size_t>(spec.root)), spec.bytes, spec.chunks);
+  chain(b, rotated(spec.ranks, static_cast<std::size_t>(spec.root)), spec.bytes, chain_slices(spec));
   return b.take();
 }
 
 TransferDag ring_reduce(const CollectiveSpec& spec) {
   validate(spec, "ring reduce");
   Builder b(spec.alpha_ns);
-  chain(b, rotated(spec.ranks, static_cast<std::size_t>(spec.root) + 1), spec.bytes, spec.chunks);
+  chain(b, rotated(spec.ranks, static_cast<std::size_t>(spec.root) + 1), spec.bytes, chain_slices(spec));
   return b.take();
 }
 
@@ -271,7 +308,7 @@ TransferDag direct_all_to_all(const CollectiveSpec& spec) {
   // Everything at once: a GPU's n-1 sends share its links max-min fairly.
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t k = 1; k < n; ++k) {
-      b.add(spec.ranks[i], spec.ranks[(i + k) % n], spec.bytes / static_cast<double>(n), {}, false, false);
+      b.add(spec.ranks[i], spec.ranks[(i + k) % n], spec.bytes / static_cast<double>(n), {}, 0, false, false);
     }
   }
   return b.take();
@@ -279,9 +316,13 @@ TransferDag direct_all_to_all(const CollectiveSpec& spec) {
 
 TransferDag send_recv(const CollectiveSpec& spec) {
   validate(spec, "send/recv", 2);
-  if (spec.ranks.size() != 2) throw std::invalid_argument("send/recv: needs exactly 2 ranks (sender, receiver)");
   Builder b(spec.alpha_ns);
-  b.add(spec.ranks[0], spec.ranks[1], spec.bytes, {});
+  const std::size_t n = spec.ranks.size();
+  if (n == 2) {
+    b.add(spec.ranks[0], spec.ranks[1], spec.bytes, {});
+  } else {
+    for (std::size_t r = 0; r < n; ++r) b.add(spec.ranks[r], spec.ranks[(r + 1) % n], spec.bytes, {});
+  }
   return b.take();
 }
 
@@ -300,13 +341,14 @@ TransferDag halving_doubling_all_reduce(const CollectiveSpec& spec) {
     const std::size_t d = distances[s];
     // The segment exchanged is n / (2 d) of the buffer's n pieces: S/2, S/4, ... then back up.
     const double bytes = spec.bytes * static_cast<double>(d) / static_cast<double>(n);
+    const int chunks = slices(spec, bytes);
     std::vector<std::optional<TransferIndex>> start(n);
     for (std::size_t i = 0; i < n; ++i) start[i] = b.last_recv(spec.ranks[i]);
-    for (int c = 0; c < spec.chunks; ++c) {
+    for (int c = 0; c < chunks; ++c) {
       for (std::size_t i = 0; i < n; ++i) {
         std::vector<TransferIndex> after;
         if (c == 0 && start[i]) after.push_back(*start[i]);
-        b.add(spec.ranks[i], spec.ranks[i ^ d], bytes / spec.chunks, std::move(after));
+        b.add(spec.ranks[i], spec.ranks[i ^ d], bytes / chunks, std::move(after), c);
       }
     }
   }
@@ -374,9 +416,10 @@ TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
     int chunk;
     int rank;
   };
+  const int chunks_per_tree = slices(spec, spec.bytes / 2);
   std::vector<Item> items;
   for (int t = 0; t < 2; ++t) {
-    for (int c = 0; c < spec.chunks; ++c) {
+    for (int c = 0; c < chunks_per_tree; ++c) {
       for (int r = 0; r < n; ++r) {
         if (r == root[static_cast<std::size_t>(t)]) continue;
         const auto tt = static_cast<std::size_t>(t);
@@ -389,11 +432,11 @@ TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b2) {
     return std::tie(a.step, a.tree, a.down, a.chunk, a.rank) < std::tie(b2.step, b2.tree, b2.down, b2.chunk, b2.rank);
   });
-  const auto chunks = static_cast<std::size_t>(spec.chunks);
+  const auto chunks = static_cast<std::size_t>(chunks_per_tree);
   // up[t][c * n + r]: rank r's send of piece c to its parent; down[...]: its receipt from the parent.
   std::vector<std::vector<TransferIndex>> up(2, std::vector<TransferIndex>(chunks * un)),
       down(2, std::vector<TransferIndex>(chunks * un));
-  const double piece = spec.bytes / 2 / spec.chunks;
+  const double piece = spec.bytes / 2 / chunks_per_tree;
   for (const Item& it : items) {
     const auto t = static_cast<std::size_t>(it.tree);
     const auto r = static_cast<std::size_t>(it.rank);
@@ -402,14 +445,14 @@ TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
     std::vector<TransferIndex> after;
     if (it.down == 0) {
       for (int ch : children[t][r]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
-      up[t][c * un + r] = b.add(spec.ranks[r], spec.ranks[p], piece, std::move(after));
+      up[t][c * un + r] = b.add(spec.ranks[r], spec.ranks[p], piece, std::move(after), it.chunk);
     } else {
       if (static_cast<int>(p) == root[t]) {
         for (int ch : children[t][p]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
       } else {
         after.push_back(down[t][c * un + p]);
       }
-      down[t][c * un + r] = b.add(spec.ranks[p], spec.ranks[r], piece, std::move(after));
+      down[t][c * un + r] = b.add(spec.ranks[p], spec.ranks[r], piece, std::move(after), it.chunk);
     }
   }
   return b.take();
@@ -421,12 +464,10 @@ TransferDag hierarchical_all_reduce(const topo::Topology& topology, const Collec
   const int g = static_cast<int>(nodes[0].size());
   const int node_count = static_cast<int>(nodes.size());
   Builder b(spec.alpha_ns);
-  for (const auto& n : nodes) ring_phase(b, n, g - 1, spec.bytes / g, spec.chunks);
+  for (const auto& n : nodes) ring(b, spec, n, g - 1, spec.bytes / g);
   // After the ring reduce-scatter each rail's ranks hold the same slice index: all-reduce it.
-  for (const auto& rail : rails_of(nodes)) {
-    ring_phase(b, rail, 2 * (node_count - 1), spec.bytes / g / node_count, spec.chunks);
-  }
-  for (const auto& n : nodes) ring_phase(b, n, g - 1, spec.bytes / g, spec.chunks);
+  for (const auto& rail : rails_of(nodes)) ring(b, spec, rail, 2 * (node_count - 1), spec.bytes / g / node_count);
+  for (const auto& n : nodes) ring(b, spec, n, g - 1, spec.bytes / g);
   return b.take();
 }
 
@@ -434,7 +475,7 @@ TransferDag nvls_all_reduce(const topo::Topology& topology, const CollectiveSpec
   validate(spec, "NVLS all-reduce");
   const VertexId plane = common_plane(topology, spec.ranks, "NVLS all-reduce");
   Builder b(spec.alpha_ns);
-  nvls_phase(b, spec.ranks, plane, spec.bytes, spec.bytes, spec.chunks);
+  nvls(b, spec, spec.ranks, plane, spec.bytes, spec.bytes);
   return b.take();
 }
 
@@ -447,14 +488,10 @@ TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
   for (const auto& n : nodes) planes.push_back(common_plane(topology, n, "NVLS-tree all-reduce"));
   Builder b(spec.alpha_ns);
   // NVLS reduce-scatter: the switch returns slice j of the node's sum to its j-th GPU.
-  for (std::size_t k = 0; k < nodes.size(); ++k)
-    nvls_phase(b, nodes[k], planes[k], spec.bytes, spec.bytes / g, spec.chunks);
-  for (const auto& rail : rails_of(nodes)) {
-    ring_phase(b, rail, 2 * (node_count - 1), spec.bytes / g / node_count, spec.chunks);
-  }
+  for (std::size_t k = 0; k < nodes.size(); ++k) nvls(b, spec, nodes[k], planes[k], spec.bytes, spec.bytes / g);
+  for (const auto& rail : rails_of(nodes)) ring(b, spec, rail, 2 * (node_count - 1), spec.bytes / g / node_count);
   // NVLS all-gather: each GPU puts its slice in, the switch multicasts the whole buffer.
-  for (std::size_t k = 0; k < nodes.size(); ++k)
-    nvls_phase(b, nodes[k], planes[k], spec.bytes / g, spec.bytes, spec.chunks);
+  for (std::size_t k = 0; k < nodes.size(); ++k) nvls(b, spec, nodes[k], planes[k], spec.bytes / g, spec.bytes);
   return b.take();
 }
 

@@ -9,8 +9,12 @@
 //     emits them (a GPU's sends wait on its previous send, its receives on its previous
 //     receive), except where the algorithm sends to many peers at once (direct all-to-all)
 //     or the peer is an NVSwitch (NVLS), whose links are separate;
-//   - with `chunks` = C > 1 every message of a step is cut into C pieces sent back to back, and
-//     a piece moves on as soon as it has arrived (pipelining); each piece pays alpha_ns.
+//   - every message (what one GPU sends one peer in one algorithm step) is cut into slices of
+//     `slice_bytes` (NVLS: `nvls_slice_bytes` per GPU of the plane), at most `max_slices` of
+//     them, sent back to back; a slice moves on as soon as it has arrived (pipelining). The
+//     message's first slice pays alpha_ns and the route latency; later slices are `pipelined`
+//     (transfer_dag.hpp) and pay neither, since they stream behind the first: alpha is a cost
+//     per algorithm step, not per slice, as in NCCL's own tuning model.
 // Message sizes follow NCCL's conventions: `bytes` is the per-rank buffer of an all-reduce,
 // broadcast or reduce, the per-rank input of a reduce-scatter, the per-rank output of an
 // all-gather, and the per-rank send buffer of an all-to-all (bytes / n to each peer).
@@ -44,20 +48,33 @@ std::string_view to_string(Algorithm algorithm);
 struct CollectiveSpec {
   std::vector<topo::VertexId> ranks;  // GPU vertices in rank order
   double bytes = 0;                   // message size, see the header comment
-  int chunks = 1;                     // pipeline pieces per message (>= 1)
-  std::int64_t alpha_ns = 0;          // start delay of every transfer (software step cost)
-  int root = 0;                       // broadcast and reduce: root rank; send/recv: ranks[0] -> ranks[1]
+  std::int64_t alpha_ns = 0;          // start delay of every message: software cost of one algorithm step
+  double slice_bytes = 0;             // slice size of ring, chain, tree and halving-doubling messages; 0: whole
+  double nvls_slice_bytes = 0;        // NVLS: slice size per GPU of the plane; 0: whole messages
+  int max_slices = 64;                // at most this many slices per message (>= 1); chains: chain_slice_cap
+  int root = 0;                       // broadcast and reduce: root rank
 };
 
-// Builders. Each validates the spec (at least one rank, no rank twice, chunks >= 1,
-// bytes >= 0, a valid root) and throws std::invalid_argument naming what is wrong.
+// The slices a message of `message_bytes` is cut into: ceil(message / slice), at least 1 and at
+// most `max_slices`; 1 when slice_bytes is 0.
+int slice_count(double message_bytes, double slice_bytes, int max_slices);
+// The cap on the slices of a pipelined chain (broadcast, reduce) over `ranks` ranks: a chain of
+// h = ranks - 1 hops fills its pipeline in h - 1 slice times, so it may use (h - 1) x
+// max_slices slices and its fill stays 1/max_slices of its bytes, as NVLS's (two stages) does.
+int chain_slice_cap(int max_slices, std::size_t ranks);
+
+// Builders. Each validates the spec (at least one rank, no rank twice, bytes >= 0, slice
+// sizes >= 0, max_slices >= 1, a valid root) and throws std::invalid_argument naming what is
+// wrong.
 TransferDag ring_all_reduce(const CollectiveSpec& spec);
 TransferDag ring_reduce_scatter(const CollectiveSpec& spec);
 TransferDag ring_all_gather(const CollectiveSpec& spec);
 TransferDag ring_broadcast(const CollectiveSpec& spec);  // chain root, root+1, ..., root-1
 TransferDag ring_reduce(const CollectiveSpec& spec);     // chain root+1, root+2, ..., root
 TransferDag direct_all_to_all(const CollectiveSpec& spec);
-TransferDag send_recv(const CollectiveSpec& spec);                    // one transfer of `bytes` (chunks ignored)
+// Two ranks: one transfer of `bytes` ranks[0] -> ranks[1], unsliced. More ranks: nccl-tests'
+// sendrecv_perf pattern, every rank r sends `bytes` to rank r+1 (mod n), all at once.
+TransferDag send_recv(const CollectiveSpec& spec);
 TransferDag halving_doubling_all_reduce(const CollectiveSpec& spec);  // needs n a power of two
 TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec);
 // These read the topology: ranks grouped by node (Vertex::node, equal GPUs per node, rail =

@@ -13,53 +13,83 @@ namespace {
 
 using topo::VertexId;
 
+// Longest path through a pipeline of stages (hops) j = 0..h-1 carrying C slices, where slice c
+// at stage j waits for slice c at stage j-1 and for slice c-1 at stage j. Slice 0 of a stage
+// costs first_j (alpha + latency) + slice_j; later slices stream behind it and cost slice_j.
+// A path runs along slice 0 to some stage J, collecting first_j for j <= J, then spends its
+// C - 1 remaining slices on the slowest stage from J on:
+// T = max_J [ sum_{j<=J} first_j + sum_j slice_j + (C - 1) max_{j>=J} slice_j ].
+double pipeline(const std::vector<double>& first, const std::vector<double>& slice, int slices) {
+  const std::size_t h = first.size();
+  if (h == 0) return 0;
+  double slice_sum = 0;
+  for (double t : slice) slice_sum += t;
+  std::vector<double> slowest_from(h + 1, 0.0);
+  for (std::size_t j = h; j-- > 0;) slowest_from[j] = std::max(slowest_from[j + 1], slice[j]);
+  double best = 0, first_sum = 0;
+  for (std::size_t j = 0; j < h; ++j) {
+    first_sum += first[j];
+    best = std::max(best, first_sum + slice_sum + (slices - 1) * slowest_from[j]);
+  }
+  return best;
+}
+
 struct Costs {
   const topo::Topology& topology;
   topo::Router& router;
-  std::int64_t alpha_ns;
+  const CollectiveSpec& spec;
 
+  // One whole message of m bytes from a to b: alpha + latency + m / B.
   double d(VertexId a, VertexId b, double bytes) const {
-    return transfer_seconds(path_cost(topology, router, a, b), bytes, alpha_ns);
+    return transfer_seconds(path_cost(topology, router, a, b), bytes, spec.alpha_ns);
   }
 
-  // K steps of a ring, each step's message in C pieces sent back to back: every rank sends
-  // K*C pieces one after another, and the slowest hop sets the pace (each piece it forwards
-  // has arrived before it is due), so T = K * C * max_hop d(hop, m / C).
-  double ring(const std::vector<VertexId>& order, int steps, double step_bytes, int chunks) const {
+  // K steps of a ring. Every rank streams each step's message as back-to-back slices, and its
+  // next step starts when its own send and the slice 0 it forwards have both arrived, so a step
+  // costs one whole message on the slowest hop, whatever the slice count:
+  // T = K * max_hop d(hop, step_bytes).
+  double ring(const std::vector<VertexId>& order, int steps, double step_bytes) const {
     if (order.size() < 2 || steps <= 0) return 0;
     double slowest = 0;
     for (std::size_t i = 0; i < order.size(); ++i) {
-      slowest = std::max(slowest, d(order[i], order[(i + 1) % order.size()], step_bytes / chunks));
+      slowest = std::max(slowest, d(order[i], order[(i + 1) % order.size()], step_bytes));
     }
-    return steps * chunks * slowest;
+    return steps * slowest;
   }
 
-  // A pipelined chain of hops d_1..d_h carrying C pieces: the longest path through the
-  // (hop, piece) grid visits every hop once and spends the other C-1 pieces on the slowest:
-  // T = sum_j d_j + (C - 1) * max_j d_j.
-  double chain(const std::vector<VertexId>& order, double bytes, int chunks) const {
-    double sum = 0, slowest = 0;
+  // A chain order[0] -> order[1] -> ... carrying `bytes` in slices: a pipeline whose stages are
+  // the hops.
+  double chain(const std::vector<VertexId>& order, double bytes) const {
+    if (order.size() < 2) return 0;
+    const int slices = slice_count(bytes, spec.slice_bytes, chain_slice_cap(spec.max_slices, order.size()));
+    std::vector<double> first, slice;
     for (std::size_t j = 0; j + 1 < order.size(); ++j) {
-      const double dj = d(order[j], order[j + 1], bytes / chunks);
-      sum += dj;
-      slowest = std::max(slowest, dj);
+      const PathCost p = path_cost(topology, router, order[j], order[j + 1]);
+      first.push_back(static_cast<double>(spec.alpha_ns + p.latency_ns) * 1e-9);
+      slice.push_back(bytes / slices / p.bytes_per_s);
     }
-    return sum + (chunks - 1) * slowest;
+    return pipeline(first, slice, slices);
   }
 
   // NVLS: a two-stage pipeline (all GPUs into the switch, then the switch out to all GPUs),
-  // with a barrier per piece at the switch: T = U + D + (C - 1) * max(U, D).
-  double nvls(const std::vector<VertexId>& gpus, double up_bytes, double down_bytes, int chunks) const {
-    double up = 0, down = 0;
+  // with a barrier per slice at the switch; the slice is nvls_slice_bytes per GPU of the plane.
+  double nvls(const std::vector<VertexId>& gpus, double up_bytes, double down_bytes) const {
+    const int slices = slice_count(std::max(up_bytes, down_bytes),
+                                   spec.nvls_slice_bytes * static_cast<double>(gpus.size()), spec.max_slices);
+    std::vector<double> first(2, 0.0), slice(2, 0.0);
     for (VertexId g : gpus) {
       VertexId plane = g;
       for (topo::LinkId l : topology.out_links(g)) {
         if (topology.vertex(topology.link(l).to).kind == topo::VertexKind::kNvSwitch) plane = topology.link(l).to;
       }
-      up = std::max(up, d(g, plane, up_bytes / chunks));
-      down = std::max(down, d(plane, g, down_bytes / chunks));
+      const PathCost up = path_cost(topology, router, g, plane);
+      const PathCost down = path_cost(topology, router, plane, g);
+      first[0] = std::max(first[0], static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9);
+      first[1] = std::max(first[1], static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9);
+      slice[0] = std::max(slice[0], up_bytes / slices / up.bytes_per_s);
+      slice[1] = std::max(slice[1], down_bytes / slices / down.bytes_per_s);
     }
-    return up + down + (chunks - 1) * std::max(up, down);
+    return pipeline(first, slice, slices);
   }
 };
 
@@ -104,29 +134,28 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
                           const CollectiveSpec& spec, std::uint64_t seed) {
   // Building the DAG validates the spec and rejects unsupported pairs with the builders' messages.
   const TransferDag dag = build_collective(op, algorithm, topology, spec);
-  const Costs c{topology, router, spec.alpha_ns};
+  const Costs c{topology, router, spec};
   const auto& r = spec.ranks;
   const int n = static_cast<int>(r.size());
   const double s = spec.bytes;
-  const int chunks = spec.chunks;
   std::vector<VertexId> order;
   switch (op) {
     case Op::kAllReduce:
       switch (algorithm) {
         case Algorithm::kRing:
-          return c.ring(r, 2 * (n - 1), s / n, chunks);
+          return c.ring(r, 2 * (n - 1), s / n);
         case Algorithm::kHalvingDoubling: {
-          // Step with partner distance d exchanges d/n of the buffer, C pieces back to back; a
-          // step starts when the previous one has fully arrived: T = sum_steps C * max_i d(i, i^d, m/C).
+          // Step with partner distance d exchanges m = d/n of the buffer as streamed slices; a
+          // step starts when the previous one has fully arrived: T = sum_steps max_i d(i, i^d, m).
           double t = 0;
           std::vector<int> distances;
           for (int dist = n / 2; dist >= 1; dist /= 2) distances.push_back(dist);
           for (int dist = 1; dist < n; dist *= 2) distances.push_back(dist);
           for (int dist : distances) {
             double slowest = 0;
-            const double m = s * dist / n / chunks;
+            const double m = s * dist / n;
             for (int i = 0; i < n; ++i) slowest = std::max(slowest, c.d(r[i], r[i ^ dist], m));
-            t += chunks * slowest;
+            t += slowest;
           }
           return t;
         }
@@ -142,37 +171,41 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
           double first = 0, middle = 0, last = 0;
           for (const auto& node : nodes) {
             if (algorithm == Algorithm::kHierarchical) {
-              first = std::max(first, c.ring(node, static_cast<int>(g) - 1, s / g, chunks));
-              last = std::max(last, c.ring(node, static_cast<int>(g) - 1, s / g, chunks));
+              first = std::max(first, c.ring(node, static_cast<int>(g) - 1, s / g));
+              last = std::max(last, c.ring(node, static_cast<int>(g) - 1, s / g));
             } else {
-              first = std::max(first, c.nvls(node, s, s / g, chunks));
-              last = std::max(last, c.nvls(node, s / g, s, chunks));
+              first = std::max(first, c.nvls(node, s, s / g));
+              last = std::max(last, c.nvls(node, s / g, s));
             }
           }
           for (const auto& rail : rails_of(nodes)) {
-            middle = std::max(middle, c.ring(rail, 2 * (node_count - 1), s / g / node_count, chunks));
+            middle = std::max(middle, c.ring(rail, 2 * (node_count - 1), s / g / node_count));
           }
           return first + middle + last;
         }
         case Algorithm::kNvls:
-          return c.nvls(r, s, s, chunks);
+          return c.nvls(r, s, s);
         case Algorithm::kDirect:
           break;
       }
       break;
     case Op::kReduceScatter:
     case Op::kAllGather:
-      return c.ring(r, n - 1, s / n, chunks);
+      return c.ring(r, n - 1, s / n);
     case Op::kBroadcast:
       for (int j = 0; j < n; ++j) order.push_back(r[static_cast<std::size_t>((spec.root + j) % n)]);
-      return c.chain(order, s, chunks);
+      return c.chain(order, s);
     case Op::kReduce:
       for (int j = 1; j <= n; ++j) order.push_back(r[static_cast<std::size_t>((spec.root + j) % n)]);
-      return c.chain(order, s, chunks);
+      return c.chain(order, s);
     case Op::kAllToAll:
       return all_to_all(topology, router, spec, seed);
-    case Op::kSendRecv:
-      return c.d(r[0], r[1], s);
+    case Op::kSendRecv: {
+      // One transfer, or nccl-tests' shift (every rank to the next at once, each on its own links).
+      double slowest = 0;
+      for (int i = 0; i < (n == 2 ? 1 : n); ++i) slowest = std::max(slowest, c.d(r[i], r[(i + 1) % n], s));
+      return slowest;
+    }
   }
   return critical_path_seconds(dag, topology, router, seed);
 }
@@ -187,7 +220,7 @@ double critical_path_seconds(const TransferDag& dag, const topo::Topology& topol
     double start = 0;
     for (TransferIndex p : t.after) start = std::max(start, finish[p]);
     PathCost path;
-    path.latency_ns = routes[i].latency.ns();
+    path.latency_ns = t.pipelined ? 0 : routes[i].latency.ns();
     for (net::LinkId l : routes[i].route) path.bytes_per_s = std::min(path.bytes_per_s, topology.link(l).bytes_per_s);
     finish[i] = start + transfer_seconds(path, t.bytes, t.alpha_ns);
     makespan = std::max(makespan, finish[i]);

@@ -1,10 +1,12 @@
 // Alpha-beta closed forms: what each collective algorithm (algorithms.hpp) costs on a fabric
 // where nothing else runs.
 //
-// A transfer of m bytes from a to b costs d(a, b, m) = alpha + lat(a, b) + m / B(a, b): the
+// A message of m bytes from a to b costs d(a, b, m) = alpha + lat(a, b) + m / B(a, b): the
 // per-step software cost alpha (CollectiveSpec::alpha_ns), the route's latency (sum of its
 // links' latencies) and the bytes at the route's bottleneck bandwidth (its slowest link).
-// Each algorithm's formula (docs/collectives.md derives them) combines these per step; the
+// Cutting it into slices that stream back to back does not change d; it lets the next stage of
+// a pipeline (chain, NVLS) start after the first slice. Each algorithm's formula
+// (docs/collectives.md derives them) combines these per step; the
 // simulated DAG must reproduce it whenever the algorithm's own flows do not share a link,
 // which is what tests/collectives/ checks. Routes are those of the Router with ECMP hash 0:
 // in the symmetric Clos fabrics fathom builds every equal-cost path has the same latency and
@@ -40,9 +42,9 @@ double transfer_seconds(const PathCost& path, double bytes, std::int64_t alpha_n
 double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
                           const CollectiveSpec& spec, std::uint64_t seed = 0);
 
-// The longest path through the DAG when every transfer costs its uncontended d (routes with
-// the ECMP hash of (seed, index), as run_dag() uses). A lower bound on run_dag()'s makespan
-// (up to its rounding of each transfer up to whole ns), equal to it when no two of the DAG's
+// The longest path through the DAG when every transfer costs its uncontended d (no route
+// latency for a pipelined one; routes with the ECMP hash of (seed, index), as run_dag() uses). A lower bound on
+// run_dag()'s makespan (up to its rounding of each transfer up to whole ns), equal to it when no two of the DAG's
 // transfers share a link at the same time.
 double critical_path_seconds(const TransferDag& dag, const topo::Topology& topology, topo::Router& router,
                              std::uint64_t seed);

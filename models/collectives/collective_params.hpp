@@ -1,8 +1,8 @@
-// CollectiveParams: the software costs and achievable link fractions that turn the ideal
-// collective DAGs (algorithms.hpp) into NCCL-like timings. Plain values; the scenario loader
-// fills them from the optional `collectives:` section and docs/nccl-tests.md gives the public
-// source of every default. None of the defaults is fitted to a measurement fathom is compared
-// against.
+// CollectiveParams: the software costs, pipelining and achievable link fractions that turn the
+// ideal collective DAGs (algorithms.hpp) into NCCL-like timings. Plain values; the scenario
+// loader fills them from the optional `collectives:` section and docs/nccl-tests.md gives the
+// public source of every default. None of the defaults is fitted to a measurement fathom is
+// compared against.
 #pragma once
 
 #include <cstdint>
@@ -27,15 +27,27 @@ struct AlgorithmEfficiency {
 };
 
 struct CollectiveParams {
-  // Per-step software latency every transfer (every pipelined piece) pays. NCCL's tuning
-  // model charges a few microseconds per hop (its per-protocol hardware latencies are
-  // 0.6-5 us on NVLink, a few us more over the network); 5 us is the Simple protocol's order.
+  // Software latency of one algorithm step, paid once per message (its first slice; later
+  // slices stream behind it). NCCL's tuning model charges a few microseconds per step (its
+  // per-protocol hardware latencies are 0.6-5 us on NVLink, a few us more over the network);
+  // 5 us is the Simple protocol's order.
   std::int64_t alpha_ns = 5'000;
   // Fixed cost of one collective call (kernel launch and setup), added once per operation.
   std::int64_t launch_ns = 10'000;
-  // Pipeline pieces per message (CollectiveSpec::chunks).
-  int chunks = 4;
+  // Slice size of ring, chain, tree and halving-doubling messages: one step of NCCL's Simple
+  // protocol, NCCL_BUFFSIZE (4 MiB) / NCCL_STEPS (8) = 512 KiB.
+  double slice_bytes = 512.0 * 1024;
+  // NVLS: NCCL_NVLS_CHUNKSIZE (128 KiB) per head per channel, on NCCL_NVLS_NCHANNELS (16)
+  // channels. One NVLS pipeline step of a GPU moves chunk x channels x (GPUs of the plane).
+  double nvls_chunk_bytes = 128.0 * 1024;
+  int nvls_channels = 16;
+  // At most this many slices per message, so that a DAG stays small: a modelling bound, not an
+  // NCCL figure (docs/nccl-tests.md gives its error).
+  int max_slices = 64;
   AlgorithmEfficiency efficiency;
+
+  // The per-GPU NVLS slice (CollectiveSpec::nvls_slice_bytes).
+  double nvls_slice_bytes() const { return nvls_chunk_bytes * nvls_channels; }
 };
 
 }  // namespace fathom::coll

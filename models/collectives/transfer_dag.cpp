@@ -91,7 +91,8 @@ void DagLp::on_start(sim::Context& ctx) {
 }
 
 void DagLp::release(TransferIndex i, sim::Context& ctx) {
-  const sim::SimTime delay = sim::SimTime::from_ns(dag_[i].alpha_ns) + routes_[i].latency;
+  const sim::SimTime delay =
+      sim::SimTime::from_ns(dag_[i].alpha_ns) + (dag_[i].pipelined ? sim::SimTime::zero() : routes_[i].latency);
   timings_[i].released = ctx.now();
   timings_[i].activated = ctx.now() + delay;
   if (delay == sim::SimTime::zero()) {

@@ -7,6 +7,10 @@
 // max-min fairly with every other active flow (models/network/flow_network.hpp) until its
 // last byte arrives. A zero-byte transfer is a pure latency/synchronisation edge.
 //
+// A `pipelined` transfer is a later slice of a message cut into slices that stream back to
+// back (algorithms.hpp): its bytes follow the previous slice's without a gap, so it waits
+// no route latency of its own (the message's first slice paid it once).
+//
 // Predecessors must have smaller indices than the transfer that waits on them, so a DAG
 // is acyclic by construction and its insertion order is a topological order (the alpha-beta
 // critical path in alpha_beta.hpp walks it once, in that order).
@@ -37,6 +41,7 @@ struct Transfer {
   double bytes = 0;
   std::int64_t alpha_ns = 0;         // extra start delay once released
   std::vector<TransferIndex> after;  // predecessors: all must finish before this is released
+  bool pipelined = false;            // a later slice of a streamed message: no route latency
 };
 
 class TransferDag {
@@ -63,7 +68,7 @@ std::vector<net::RoutedFlow> route_dag(const topo::Topology& topology, topo::Rou
 
 struct TransferTiming {
   sim::SimTime released;   // last predecessor's finish (0 for a transfer with none)
-  sim::SimTime activated;  // released + alpha + route latency: bytes start moving
+  sim::SimTime activated;  // released + alpha + route latency (none if pipelined): bytes start moving
   sim::SimTime finish;     // last byte delivered
 };
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/collectives/alpha_beta.hpp"
@@ -62,24 +63,36 @@ TEST_CASE("every algorithm's simulated time on an idle cluster equals its alpha-
       {Op::kAllReduce, Algorithm::kNvls, {2, 4, 8}},
       {Op::kAllReduce, Algorithm::kNvlsTree, {2, 4, 8, 16}},
   };
+  // Slicing: whole messages; slices of 1 MiB (NVLS: 256 KiB per GPU of the plane), as many as
+  // each message needs; the same with at most 8 per message, which every 64 MiB message hits.
+  // Slices stay >= 512 KiB (>= 1 us on NVLink), so that the simulation's rounding of each
+  // transfer's finish up to a whole ns stays well inside the tolerance.
+  struct Slicing {
+    double slice_bytes, nvls_slice_bytes;
+    int max_slices;
+  };
+  const std::vector<Slicing> slicings = {{0, 0, 64}, {1 << 20, 256 << 10, 64}, {1 << 20, 256 << 10, 8}};
   double worst = 0;
   for (const Case& c : cases) {
     double worst_here = 0;
     for (int n : c.sizes) {
-      for (int chunks : {1, 4}) {
+      for (const Slicing& slicing : slicings) {
         for (std::int64_t alpha_ns : {0, 2000}) {
           for (double bytes : {1.0 * (1 << 20), 64.0 * (1 << 20)}) {
             CollectiveSpec spec;
             spec.ranks = gpus(t, n);
             if (c.op == Op::kSendRecv) spec.ranks = {gpus(t, 16)[0], gpus(t, 16)[15]};
             spec.bytes = bytes;
-            spec.chunks = chunks;
+            spec.slice_bytes = slicing.slice_bytes;
+            spec.nvls_slice_bytes = slicing.nvls_slice_bytes;
+            spec.max_slices = slicing.max_slices;
             spec.alpha_ns = alpha_ns;
             spec.root = n > 2 ? 1 : 0;
             CAPTURE(to_string(c.op));
             CAPTURE(to_string(c.algorithm));
             CAPTURE(n);
-            CAPTURE(chunks);
+            CAPTURE(slicing.slice_bytes);
+            CAPTURE(slicing.max_slices);
             CAPTURE(alpha_ns);
             CAPTURE(bytes);
             const double diff = agreement(t, router, c.op, c.algorithm, spec);
@@ -95,6 +108,54 @@ TEST_CASE("every algorithm's simulated time on an idle cluster equals its alpha-
   MESSAGE("worst relative difference, simulation vs closed form: " << worst);
 }
 
+TEST_CASE("closed forms equal the DAG's critical path exactly, however finely messages are sliced") {
+  // The simulation of an idle fabric is this critical path up to its rounding of every finish to
+  // a whole ns (checked above with slices large enough for that to vanish); here slices as
+  // small as 4 kB, and the cap, exercise the formulas alone.
+  const Topology t = dgx_cluster(2, true);
+  Router router(t);
+  const std::vector<std::pair<Op, Algorithm>> cases = {{Op::kAllReduce, Algorithm::kRing},
+                                                       {Op::kAllGather, Algorithm::kRing},
+                                                       {Op::kBroadcast, Algorithm::kRing},
+                                                       {Op::kReduce, Algorithm::kRing},
+                                                       {Op::kAllReduce, Algorithm::kHalvingDoubling},
+                                                       {Op::kAllReduce, Algorithm::kHierarchical},
+                                                       {Op::kAllReduce, Algorithm::kNvlsTree}};
+  for (const auto& [op, algorithm] : cases) {
+    for (int n : {2, 8, 16}) {
+      for (double slice : {4e3, 300e3}) {
+        for (int cap : {3, 64}) {
+          CollectiveSpec spec;
+          spec.ranks = gpus(t, n);
+          spec.bytes = 8e6;
+          spec.alpha_ns = 1500;
+          spec.slice_bytes = slice;
+          spec.nvls_slice_bytes = slice / 4;
+          spec.max_slices = cap;
+          spec.root = 1;
+          CAPTURE(to_string(op));
+          CAPTURE(to_string(algorithm));
+          CAPTURE(n);
+          CAPTURE(slice);
+          CAPTURE(cap);
+          const double closed = alpha_beta_seconds(op, algorithm, t, router, spec, kSeed);
+          const double path = critical_path_seconds(build_collective(op, algorithm, t, spec), t, router, kSeed);
+          CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+        }
+      }
+    }
+  }
+  CollectiveSpec spec;
+  spec.ranks = gpus(t, 8);
+  spec.bytes = 8e6;
+  spec.alpha_ns = 1500;
+  spec.nvls_slice_bytes = 1e3;
+  const double closed = alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec, kSeed);
+  const double path =
+      critical_path_seconds(build_collective(Op::kAllReduce, Algorithm::kNvls, t, spec), t, router, kSeed);
+  CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+}
+
 TEST_CASE("closed forms in numbers: ring all-reduce and NVLS on one node") {
   const Topology t = dgx_cluster(1, true);
   Router router(t);
@@ -108,6 +169,26 @@ TEST_CASE("closed forms in numbers: ring all-reduce and NVLS on one node") {
   // NVLS: S up (alpha + 500 ns + S / 450e9), then S down.
   const double nvls = 2 * (1e-6 + 0.5e-6 + 8e6 / 450e9);
   CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec) == doctest::Approx(nvls));
+  // Slicing does not change the ring: every step's message streams as a whole (alpha and the
+  // latency once per step).
+  spec.slice_bytes = 1e5;
+  CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) == doctest::Approx(ring));
+  // NVLS in C = 8e6 / (8 x 125e3) = 8 slices: the down stage starts after one slice is up, so
+  // alpha and the latency are paid once per stage and the bytes take (C + 1) slice times.
+  spec.nvls_slice_bytes = 125e3;
+  const double sliced = 2 * (1e-6 + 0.5e-6) + 9 * (1e6 / 450e9);
+  CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec) == doctest::Approx(sliced));
+  CHECK(run_dag(t, router, nvls_all_reduce(t, spec), kSeed).makespan.to_seconds() ==
+        doctest::Approx(sliced).epsilon(1e-3));
+  // At most max_slices: 4 slices of 2e6 bytes.
+  spec.max_slices = 4;
+  const double capped = 2 * (1e-6 + 0.5e-6) + 5 * (2e6 / 450e9);
+  CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec) == doctest::Approx(capped));
+  CHECK(slice_count(8e6, 1e6, 64) == 8);
+  CHECK(slice_count(8.5e6, 1e6, 64) == 9);
+  CHECK(slice_count(8e6, 1e6, 4) == 4);
+  CHECK(slice_count(8e6, 0, 64) == 1);
+  CHECK(slice_count(0, 1e6, 64) == 1);
 }
 
 TEST_CASE("ring all-reduce bus bandwidth approaches the link bandwidth at 1 GiB") {
@@ -115,7 +196,7 @@ TEST_CASE("ring all-reduce bus bandwidth approaches the link bandwidth at 1 GiB"
   Router router(t);
   CollectiveSpec spec;
   spec.bytes = 1024.0 * 1024 * 1024;
-  spec.chunks = 4;
+  spec.slice_bytes = 512.0 * 1024;
   spec.alpha_ns = 2000;
   SUBCASE("8 GPUs on NVLink") {
     spec.ranks = gpus(t, 8);
@@ -165,18 +246,28 @@ TEST_CASE("builders: transfer counts, byte totals and errors") {
   CollectiveSpec spec;
   spec.ranks = gpus(t, 8);
   spec.bytes = 8e6;
-  spec.chunks = 2;
-  // Ring all-reduce: 2(n-1) steps x n ranks x C pieces, 2(n-1)/n S per rank in total.
+  spec.slice_bytes = 5e5;
+  spec.alpha_ns = 1000;
+  // Ring all-reduce: 2(n-1) steps x n ranks x 2 slices of S/n, 2(n-1)/n S per rank in total.
   const TransferDag ring = ring_all_reduce(spec);
   CHECK(ring.size() == 14 * 8 * 2);
   CHECK(ring.total_bytes() == doctest::Approx(8 * 2 * 7.0 / 8 * spec.bytes));
-  // Halving-doubling moves as many bytes as the ring in 2 log2 n steps.
+  // Only a message's first slice pays alpha and the route latency.
+  int first_slices = 0;
+  for (const Transfer& tr : ring.transfers()) {
+    CHECK(tr.alpha_ns == (tr.pipelined ? 0 : 1000));
+    if (!tr.pipelined) ++first_slices;
+  }
+  CHECK(first_slices == 14 * 8);
+  // Halving-doubling moves as many bytes as the ring in 2 log2 n steps; its messages are S/2,
+  // S/4, S/8, S/8, S/4, S/2, so 8, 4, 2, 2, 4, 8 slices of 5e5 per rank.
   const TransferDag hd = halving_doubling_all_reduce(spec);
-  CHECK(hd.size() == 6 * 8 * 2);
+  CHECK(hd.size() == 28 * 8);
   CHECK(hd.total_bytes() == doctest::Approx(ring.total_bytes()));
-  // Double binary tree: every non-root rank sends half the data up and receives it down, in each tree.
+  // Double binary tree: every non-root rank sends half the data up and receives it down, in
+  // each tree, in slices of 5e5 (8 per half).
   const TransferDag dbt = double_binary_tree_all_reduce(spec);
-  CHECK(dbt.size() == 2 * 2 * 7 * 2);
+  CHECK(dbt.size() == 2 * 2 * 7 * 8);
   CHECK(dbt.total_bytes() == doctest::Approx(2 * 2 * 7 * spec.bytes / 2));
   // NVLS: S in and S out per GPU.
   CHECK(nvls_all_reduce(t, spec).total_bytes() == doctest::Approx(2 * 8 * spec.bytes));
@@ -187,7 +278,10 @@ TEST_CASE("builders: transfer counts, byte totals and errors") {
   bad.ranks = gpus(t, 6);
   CHECK_THROWS_AS(halving_doubling_all_reduce(bad), std::invalid_argument);
   bad = spec;
-  bad.chunks = 0;
+  bad.max_slices = 0;
+  CHECK_THROWS_AS(ring_all_reduce(bad), std::invalid_argument);
+  bad = spec;
+  bad.slice_bytes = -1;
   CHECK_THROWS_AS(ring_all_reduce(bad), std::invalid_argument);
   bad = spec;
   bad.ranks.push_back(bad.ranks[0]);
@@ -274,7 +368,7 @@ TEST_CASE("tree for small messages across nodes; ring in a node and hierarchical
   // Small: 2 log2(n)-deep trees beat 2(n-1) ring steps.
   CHECK(time(Algorithm::kDoubleBinaryTree) < time(Algorithm::kRing));
   spec.bytes = 1e9;
-  spec.chunks = 8;
+  spec.slice_bytes = 512.0 * 1024;
   // Large, across nodes: a flat single ring crosses the fabric on 2 NICs only; the
   // hierarchical algorithm uses all 8 rails and beats both.
   CHECK(time(Algorithm::kHierarchical) < time(Algorithm::kRing));

@@ -61,6 +61,21 @@ TEST_CASE("dependencies, alpha and zero-byte transfers chain their times") {
   CHECK(fathom::coll::critical_path_seconds(dag, t, router, 1) == doctest::Approx(r.makespan.to_seconds()));
 }
 
+TEST_CASE("a pipelined slice streams behind the previous one: no route latency of its own") {
+  const Topology t = star();
+  Router router(t);
+  TransferDag dag;
+  // A message of 2 MB in two slices: the first pays alpha and 2 us of latency, the second
+  // (alpha 0, pipelined) follows its bytes without a gap.
+  const auto first = dag.add({t.at("a"), t.at("b"), 1e6, 500, {}});
+  const auto second = dag.add({t.at("a"), t.at("b"), 1e6, 0, {first}, true});
+  const auto r = run_dag(t, router, dag, 1);
+  CHECK(r.transfers[first].finish == SimTime::from_ns(500 + 2000 + 100'000));
+  CHECK(r.transfers[second].activated == r.transfers[first].finish);
+  CHECK(r.transfers[second].finish == SimTime::from_ns(500 + 2000 + 200'000));
+  CHECK(fathom::coll::critical_path_seconds(dag, t, router, 1) == doctest::Approx(r.makespan.to_seconds()));
+}
+
 TEST_CASE("a transfer waits for all its predecessors; same-vertex transfers cost only alpha") {
   const Topology t = star();
   Router router(t);

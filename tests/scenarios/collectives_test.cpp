@@ -40,7 +40,10 @@ TEST_CASE("a nccl-tests workload needs no keys and takes nccl-tests' defaults") 
   // No collectives: section: the documented defaults.
   CHECK(s.collectives.alpha_ns == 5'000);
   CHECK(s.collectives.launch_ns == 10'000);
-  CHECK(s.collectives.chunks == 4);
+  CHECK(s.collectives.slice_bytes == 512 * 1024);
+  CHECK(s.collectives.nvls_chunk_bytes == 128 * 1024);
+  CHECK(s.collectives.nvls_channels == 16);
+  CHECK(s.collectives.max_slices == 64);
   CHECK(s.collectives.efficiency.ring == doctest::Approx(370.0 / 450));
   CHECK(s.collectives.efficiency.nvls == doctest::Approx(480.0 / 787.5));
 }
@@ -53,7 +56,10 @@ TEST_CASE("the nccl-tests workload and collectives: keys are read with units") {
 collectives:
   alpha: 2us
   launch: 7.5us
-  chunks: 8
+  slice: 1MiB
+  nvls_chunk: 64KiB
+  nvls_channels: 32
+  max_slices: 16
   efficiency: {ring: 0.9, tree: 80%, nvls: 0.7, nic: 0.95}
 )"));
   CHECK(s.nccl_tests.op == "all_gather");
@@ -62,23 +68,26 @@ collectives:
   CHECK(s.nccl_tests.step_factor == 4);
   CHECK(s.collectives.alpha_ns == 2'000);
   CHECK(s.collectives.launch_ns == 7'500);
-  CHECK(s.collectives.chunks == 8);
+  CHECK(s.collectives.slice_bytes == 1 << 20);
+  CHECK(s.collectives.nvls_chunk_bytes == 64 * 1024);
+  CHECK(s.collectives.nvls_channels == 32);
+  CHECK(s.collectives.max_slices == 16);
   CHECK(s.collectives.efficiency.ring == 0.9);
   CHECK(s.collectives.efficiency.tree == doctest::Approx(0.8));
   CHECK(s.collectives.efficiency.nvls == 0.7);
   CHECK(s.collectives.efficiency.nic == 0.95);
   // --set reaches the new keys like any other.
   const auto o = load_scenario(write_scratch_file("scenario.yaml", kBase),
-                               {"collectives.chunks=2", "collectives.efficiency.nvls=0.5"});
-  CHECK(o.collectives.chunks == 2);
+                               {"collectives.max_slices=2", "collectives.efficiency.nvls=0.5"});
+  CHECK(o.collectives.max_slices == 2);
   CHECK(o.collectives.efficiency.nvls == 0.5);
 }
 
 TEST_CASE("mistakes in collectives: and the nccl-tests workload are reported at their key") {
   SUBCASE("unknown key with a hint") {
-    const auto e = fathom::test::load_error(kBase + "collectives: {chunk: 4}\n");
-    CHECK(e.key_path() == "collectives.chunk");
-    CHECK(e.hint().find("chunks") != std::string::npos);
+    const auto e = fathom::test::load_error(kBase + "collectives: {slices: 4}\n");
+    CHECK(e.key_path() == "collectives.slices");
+    CHECK(e.hint().find("slice") != std::string::npos);
   }
   SUBCASE("an efficiency without a unit of time") {
     const auto e = fathom::test::load_error(kBase + "collectives: {alpha: 5}\n");
@@ -98,8 +107,11 @@ TEST_CASE("mistakes in collectives: and the nccl-tests workload are reported at 
     CHECK(e.key_path() == "collectives.efficiency.rnig");
     CHECK(e.hint().find("ring") != std::string::npos);
   }
-  SUBCASE("zero chunks") {
-    CHECK(fathom::test::load_error(kBase + "collectives: {chunks: 0}\n").key_path() == "collectives.chunks");
+  SUBCASE("zero max_slices") {
+    CHECK(fathom::test::load_error(kBase + "collectives: {max_slices: 0}\n").key_path() == "collectives.max_slices");
+  }
+  SUBCASE("an NVLS chunk of zero bytes") {
+    CHECK(fathom::test::load_error(kBase + "collectives: {nvls_chunk: 0B}\n").key_path() == "collectives.nvls_chunk");
   }
   SUBCASE("an unknown op") { CHECK(fathom::test::load_error(kBase + "  op: allreduce\n").key_path() == "workload.op"); }
   SUBCASE("sizes the wrong way round") {

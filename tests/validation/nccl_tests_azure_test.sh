@@ -6,14 +6,13 @@
 # these rows; docs/nccl-tests.md explains each default and this comparison).
 #
 # What is asserted, and why not more:
-#   64 MiB .. 512 MiB  within 15%.
-#   >= 1 GiB           within 25%, and below the measurement. The model's NVLS all-reduce is a
-#                      two-stage pipeline of `chunks` = 4 pieces, so its busbw approaches
-#                      C/(C+1) = 0.8 of the 480 GB/s the NVLS efficiency is derived from (384
-#                      GB/s); NCCL pipelines in far smaller slices and reaches ~480. Raising the
-#                      default chunks to close that gap would be fitting to these rows.
-#   < 64 MiB           printed only: no LL/LL128 protocols are modelled, so small messages pay
-#                      the Simple protocol's per-step alpha.
+#   >= 64 MiB   within 15%. NVLS pipelines the message in slices of NCCL's NVLS step
+#               (NCCL_NVLS_CHUNKSIZE 128 KiB x NCCL_NVLS_NCHANNELS 16 x 8 GPUs = 16 MiB, at most
+#               64 slices), alpha and latency once per stage, so busbw rises from ~360 GB/s at
+#               64 MiB to C/(C+1) of the 480 GB/s the NVLS efficiency is derived from.
+#   < 64 MiB    printed only: no LL/LL128 protocols and no NCCL per-size tuning (channel count,
+#               chunk shrinking) are modelled, so small messages are off by tens of percent
+#               either way (docs/nccl-tests.md has the table).
 set -uo pipefail
 build="$1"
 source_dir="$2"
@@ -41,11 +40,8 @@ awk -F, -v sim="$out" '
     err = (bus[size] - meas) / meas
     printf "%12s %10.2f %10.2f %+7.1f%%\n", size, bus[size], meas, 100 * err
     abs = err < 0 ? -err : err
-    if (size >= 67108864 && size <= 536870912 && abs > 0.15) {
+    if (size >= 67108864 && abs > 0.15) {
       printf "FAILED: %s B off by %.1f%% (> 15%%)\n", size, 100 * err; failures++
-    }
-    if (size >= 1073741824 && (abs > 0.25 || err > 0)) {
-      printf "FAILED: %s B off by %.1f%% (expected within -25%%..0)\n", size, 100 * err; failures++
     }
     checked++
   }

@@ -1,0 +1,22 @@
+// `fathom simulate` for a training workload: simulates one step, prints the report (summary,
+// breakdown table, memory per rank, expectations), and writes the JSON report and the Chrome
+// trace. docs/report.md documents the JSON schema.
+#pragma once
+
+#include <string>
+
+#include "scenarios/scenario.hpp"
+
+namespace fathom::cli {
+
+struct TrainingOutputs {
+  std::string json;   // --json (or the scenario's output.json)
+  std::string trace;  // --trace (or output.trace)
+  int threads = 0;    // --threads (0: all cores)
+};
+
+// Returns the exit code: kExitOk, or kExitFailedExpectation when an expectation fails. A
+// strategy that does not fit in memory is bad input: ScenarioError (exit 2), nothing written.
+int run_training(const scenario::Scenario& scenario, const TrainingOutputs& outputs);
+
+}  // namespace fathom::cli

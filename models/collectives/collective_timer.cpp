@@ -1,0 +1,160 @@
+#include "models/collectives/collective_timer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "models/collectives/transfer_dag.hpp"
+#include "topologies/cluster.hpp"
+
+namespace fathom::coll {
+
+namespace {
+
+constexpr std::string_view kSetByCaller = "set by caller";
+
+// The scaled copy must name every vertex and link as the plain topology does.
+void check_same_ids(const topo::Topology& plain, const topo::Topology& scaled) {
+  bool same = plain.vertices().size() == scaled.vertices().size() && plain.links().size() == scaled.links().size();
+  for (std::size_t v = 0; same && v < plain.vertices().size(); ++v) {
+    same =
+        plain.vertices()[v].name == scaled.vertices()[v].name && plain.vertices()[v].kind == scaled.vertices()[v].kind;
+  }
+  for (std::size_t l = 0; same && l < plain.links().size(); ++l) {
+    same = plain.links()[l].from == scaled.links()[l].from && plain.links()[l].to == scaled.links()[l].to;
+  }
+  if (!same) {
+    throw std::logic_error("CollectiveTimer: the scaled cluster's vertex or link ids differ from the plain one's");
+  }
+}
+
+}  // namespace
+
+double nvlink_efficiency(Algorithm algorithm, const AlgorithmEfficiency& efficiency) {
+  switch (algorithm) {
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+      return efficiency.nvls;
+    case Algorithm::kDoubleBinaryTree:
+      return efficiency.tree;
+    case Algorithm::kRing:
+    case Algorithm::kDirect:
+    case Algorithm::kHalvingDoubling:
+    case Algorithm::kHierarchical:
+      return efficiency.ring;
+  }
+  return efficiency.ring;
+}
+
+topo::ClusterSpec scaled_cluster(topo::ClusterSpec cluster, double nvlink_fraction, double nic_fraction) {
+  cluster.node.nvlink_bytes_per_s *= nvlink_fraction;
+  cluster.node.pcie_bytes_per_s *= nic_fraction;
+  cluster.node.nic_bytes_per_s *= nic_fraction;
+  for (auto& tier : cluster.fabric.tier) tier.link_bytes_per_s *= nic_fraction;
+  return cluster;
+}
+
+CollectiveTimer::CollectiveTimer(topo::ClusterSpec cluster, CollectiveParams params, std::uint64_t seed)
+    : cluster_(std::move(cluster)), params_(params), seed_(seed), plain_(topo::build_cluster(cluster_)) {}
+
+CollectiveTimer::Scaled& CollectiveTimer::scaled(Algorithm algorithm) {
+  const double fraction = nvlink_efficiency(algorithm, params_.efficiency);
+  auto& slot = scaled_[fraction];
+  if (!slot) {
+    auto s = std::make_unique<Scaled>();
+    s->topology = topo::build_cluster(scaled_cluster(cluster_, fraction, params_.efficiency.nic));
+    check_same_ids(plain_, s->topology);
+    s->router = std::make_unique<topo::Router>(s->topology);
+    slot = std::move(s);
+  }
+  return *slot;
+}
+
+const topo::Topology& CollectiveTimer::topology_for(Algorithm algorithm) { return scaled(algorithm).topology; }
+
+CollectiveSpec CollectiveTimer::spec(const std::vector<topo::VertexId>& ranks, double bytes) const {
+  CollectiveSpec spec;
+  spec.ranks = ranks;
+  spec.bytes = bytes;
+  spec.alpha_ns = params_.alpha_ns;
+  spec.slice_bytes = params_.slice_bytes;
+  spec.nvls_slice_bytes = params_.nvls_slice_bytes();
+  spec.max_slices = params_.max_slices;
+  spec.root = 0;
+  return spec;
+}
+
+CollectiveTiming CollectiveTimer::resolve(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
+                                          std::optional<Algorithm> algorithm) const {
+  CollectiveTiming t;
+  if (algorithm) {
+    t.algorithm = *algorithm;
+    t.reason = kSetByCaller;
+  } else {
+    const AlgorithmChoice choice = choose_algorithm(op, bytes, group_shape(plain_, ranks));
+    t.algorithm = choice.algorithm;
+    t.reason = choice.reason;
+  }
+  return t;
+}
+
+TransferDag CollectiveTimer::build(Op op, Algorithm algorithm, const topo::Topology& topology,
+                                   const std::vector<topo::VertexId>& ranks, double bytes) const {
+  return build_collective(op, algorithm, topology, spec(ranks, bytes));
+}
+
+CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
+                                       std::optional<Algorithm> algorithm) {
+  Key key{static_cast<int>(op), algorithm ? static_cast<int>(*algorithm) : -1, bytes, ranks};
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  CollectiveTiming t = resolve(op, ranks, bytes, algorithm);
+  Scaled& s = scaled(t.algorithm);
+  const TransferDag dag = build(op, t.algorithm, s.topology, ranks, bytes);
+  const DagResult result = run_dag(s.topology, *s.router, dag, seed_);
+  t.seconds = result.makespan.to_seconds() + static_cast<double>(params_.launch_ns) * 1e-9;
+  memo_.emplace(std::move(key), t);
+  return t;
+}
+
+std::vector<CollectiveTiming> CollectiveTimer::time_concurrent(Op op,
+                                                               const std::vector<std::vector<topo::VertexId>>& groups,
+                                                               double bytes, std::optional<Algorithm> algorithm) {
+  ConcurrentKey key{static_cast<int>(op), algorithm ? static_cast<int>(*algorithm) : -1, bytes, groups};
+  if (auto it = concurrent_memo_.find(key); it != concurrent_memo_.end()) return it->second;
+  std::vector<CollectiveTiming> out;
+  if (groups.empty()) return out;
+  for (const auto& g : groups) {
+    out.push_back(resolve(op, g, bytes, algorithm));
+    if (out.back().algorithm != out.front().algorithm) {
+      throw std::invalid_argument("CollectiveTimer::time_concurrent: group " + std::to_string(out.size() - 1) +
+                                  " gets " + std::string(to_string(out.back().algorithm)) + ", group 0 gets " +
+                                  std::string(to_string(out.front().algorithm)) + "; the groups must share one");
+    }
+  }
+  Scaled& s = scaled(out.front().algorithm);
+  // One DAG: each group's transfers in turn, their predecessors shifted by the group's offset.
+  TransferDag merged;
+  std::vector<std::size_t> begin;
+  for (const auto& g : groups) {
+    begin.push_back(merged.size());
+    const auto offset = static_cast<TransferIndex>(merged.size());
+    TransferDag dag = build(op, out.front().algorithm, s.topology, g, bytes);
+    for (const Transfer& t : dag.transfers()) {
+      Transfer copy = t;
+      for (TransferIndex& p : copy.after) p += offset;
+      merged.add(std::move(copy));
+    }
+  }
+  begin.push_back(merged.size());
+  const DagResult result = run_dag(s.topology, *s.router, merged, seed_);
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    sim::SimTime finish;
+    for (std::size_t i = begin[k]; i < begin[k + 1]; ++i) finish = std::max(finish, result.transfers[i].finish);
+    out[k].seconds = finish.to_seconds() + static_cast<double>(params_.launch_ns) * 1e-9;
+  }
+  concurrent_memo_.emplace(std::move(key), out);
+  return out;
+}
+
+}  // namespace fathom::coll

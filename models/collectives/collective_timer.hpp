@@ -1,0 +1,96 @@
+// CollectiveTimer: how long a collective takes on a cluster, NCCL-like. It picks the
+// algorithm (choose_algorithm) unless told, builds the algorithm's transfer DAG
+// (algorithms.hpp) with the slicing and step cost of CollectiveParams, runs it over the
+// flow-level network of the cluster with link capacities scaled by the algorithm's efficiency
+// (collective_params.hpp), and adds the launch cost. `fathom nccl-tests` and the training
+// model both time collectives through it; docs/collectives.md ("Timing a collective")
+// describes it.
+//
+// The scaled topologies are built from the same ClusterSpec with different capacities, so
+// their vertex and link ids are the plain topology's (the builder is deterministic; the timer
+// checks it): ranks named on topology() run unchanged on every scaled copy. Results are
+// memoized per (op, algorithm, bytes, ranks) and are a pure function of the constructor's
+// arguments and the call, so the same calls give the same answers in any order. Not
+// thread-safe (it caches and routes): one timer per thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "models/collectives/algorithms.hpp"
+#include "models/collectives/collective_params.hpp"
+#include "topologies/cluster_spec.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::coll {
+
+struct CollectiveTiming {
+  double seconds = 0;  // launch + makespan
+  Algorithm algorithm = Algorithm::kRing;
+  std::string_view reason;  // why this algorithm: choose_algorithm's reason, or "set by caller"
+};
+
+// The fraction of NVLink rate `algorithm` reaches (AlgorithmEfficiency: nvls for NVLS and
+// NVLS-tree, tree for the double binary tree, ring for the rest).
+double nvlink_efficiency(Algorithm algorithm, const AlgorithmEfficiency& efficiency);
+
+// `cluster` with NVLink at nvlink_fraction of its rate and PCIe, NICs and fabric links at
+// nic_fraction of theirs.
+topo::ClusterSpec scaled_cluster(topo::ClusterSpec cluster, double nvlink_fraction, double nic_fraction);
+
+class CollectiveTimer {
+ public:
+  CollectiveTimer(topo::ClusterSpec cluster, CollectiveParams params, std::uint64_t seed);
+
+  // The unscaled cluster: its VertexIds name the ranks.
+  const topo::Topology& topology() const { return plain_; }
+  const CollectiveParams& params() const { return params_; }
+  // The cluster as `algorithm` runs on it (capacities scaled by its efficiencies).
+  const topo::Topology& topology_for(Algorithm algorithm);
+  // The spec time() builds its DAG from.
+  CollectiveSpec spec(const std::vector<topo::VertexId>& ranks, double bytes) const;
+
+  // One collective alone on the cluster. ranks: GPU vertex ids of topology(), in rank order;
+  // bytes per NCCL's convention (algorithms.hpp). algorithm: nullopt = choose_algorithm for
+  // the group's shape. kSendRecv (kDirect) with 2 ranks is one transfer; with more it is
+  // nccl-tests' shift (every rank to the next, all at once). Throws std::invalid_argument for
+  // an algorithm that does not implement the op or fit the group.
+  CollectiveTiming time(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
+                        std::optional<Algorithm> algorithm = std::nullopt);
+
+  // Several collectives of the same op and size started together (e.g. the data-parallel
+  // groups of every pipeline stage, which share NICs and fabric links): their DAGs merged into
+  // one run over the flow network. Returns each group's own finish time (launch included), in
+  // group order. Every group must get the same algorithm (they share one scaled topology).
+  std::vector<CollectiveTiming> time_concurrent(Op op, const std::vector<std::vector<topo::VertexId>>& groups,
+                                                double bytes, std::optional<Algorithm> algorithm = std::nullopt);
+
+ private:
+  struct Scaled {
+    topo::Topology topology;
+    std::unique_ptr<topo::Router> router;
+  };
+  Scaled& scaled(Algorithm algorithm);
+  CollectiveTiming resolve(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
+                           std::optional<Algorithm> algorithm) const;
+  TransferDag build(Op op, Algorithm algorithm, const topo::Topology& topology,
+                    const std::vector<topo::VertexId>& ranks, double bytes) const;
+
+  topo::ClusterSpec cluster_;
+  CollectiveParams params_;
+  std::uint64_t seed_;
+  topo::Topology plain_;
+  std::map<double, std::unique_ptr<Scaled>> scaled_;                      // by NVLink fraction
+  using Key = std::tuple<int, int, double, std::vector<topo::VertexId>>;  // op, algorithm (-1: auto), bytes, ranks
+  std::map<Key, CollectiveTiming> memo_;
+  using ConcurrentKey = std::tuple<int, int, double, std::vector<std::vector<topo::VertexId>>>;
+  std::map<ConcurrentKey, std::vector<CollectiveTiming>> concurrent_memo_;
+};
+
+}  // namespace fathom::coll

@@ -1,0 +1,48 @@
+// The roofline time of one kernel on one accelerator: the larger of its FLOPs at the
+// achievable compute rate and its bytes at the achievable HBM bandwidth. A GEMM's achievable
+// rate depends on its size, read from a measured sweep where the accelerator has one; other
+// kernels add a fixed per-kernel cost (launch, ramp-up, tail wave). The efficiencies come from
+// the hardware profile (models/hardware/accelerator.hpp): catalog defaults, replaced by
+// calibration.
+#pragma once
+
+#include <string_view>
+
+#include "models/hardware/accelerator.hpp"
+
+namespace fathom::compute {
+
+enum class KernelKind {
+  kGemm,       // dense matrix multiply at the training precision
+  kAttention,  // fused attention (FlashAttention-style), BF16
+  kMemory,     // element-wise or reduction kernel: bound by HBM bandwidth
+};
+
+struct Kernel {
+  std::string_view name;  // static text: "qkv", "mlp_fc1", "softmax", ...
+  KernelKind kind = KernelKind::kMemory;
+  double flops = 0;  // FLOPs it executes
+  double bytes = 0;  // HBM bytes it reads and writes
+};
+
+// The fraction of the dense peak that a GEMM of `flops` (> 0) FLOPs reaches at `precision`,
+// fixed costs included; the peak is `precision`'s, or BF16's where `precision`'s is 0 (and the
+// GEMM then counts as BF16). With a gemm_curve (points (F_i, f_i)):
+// - between two points, f is linear in log(F);
+// - below the smallest point the GEMM takes at least that point's time: f = f_0 * F / F_0;
+// - above the largest point f stays the largest point's fraction;
+// - at a precision other than the curve's, the curve's shape is assumed to carry over, scaled
+//   to that precision's level: f * gemm_max / max_i(f_i) (gemm_max is the BF16 large-GEMM
+//   fraction, applied to every precision but the curve's own).
+// Without a curve: gemm_max * F / (F + gemm_max * peak * kernel_overhead_s).
+// Throws std::invalid_argument when flops is not positive or there is no peak.
+double gemm_efficiency(const hw::AcceleratorSpec& accelerator, hw::Precision precision, double flops);
+
+// Seconds. A GEMM with a curve: max(flops / (peak * gemm_efficiency), bytes / (hbm *
+// hbm_fraction)), nothing added (the curve includes the fixed costs). Any other kernel:
+// max(flops / (peak * fraction), bytes / (hbm * hbm_fraction)) + kernel_overhead_s, with
+// fraction gemm_max for a GEMM and attention for attention. GEMMs run at `precision`'s peak
+// (falling back to BF16 where it is 0), attention at BF16.
+double kernel_seconds(const hw::AcceleratorSpec& accelerator, hw::Precision precision, const Kernel& kernel);
+
+}  // namespace fathom::compute

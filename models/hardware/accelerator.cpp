@@ -1,0 +1,19 @@
+#include "models/hardware/accelerator.hpp"
+
+namespace fathom::hw {
+
+std::string_view to_string(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp8:
+      return "fp8";
+  }
+  return "unknown";
+}
+
+}  // namespace fathom::hw

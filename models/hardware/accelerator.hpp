@@ -1,0 +1,73 @@
+// AcceleratorSpec: one accelerator's public specification (peak dense FLOP/s per precision,
+// HBM capacity and bandwidth, power), and DefaultEfficiencies: the fractions of those peaks
+// that real kernels reach, before any calibration. Plain SI values; the hardware catalog
+// (scenarios/hardware/accelerators.yaml) fills them and names the source of every figure.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fathom::hw {
+
+enum class Precision { kFp32, kTf32, kBf16, kFp8 };
+inline constexpr std::size_t kPrecisions = 4;
+
+std::string_view to_string(Precision p);  // "fp32", "tf32", "bf16", "fp8"
+
+// One point of a GEMM sweep: a GEMM of `flops` FLOPs (2*m*n*k) reached `fraction` of the
+// dense peak of the sweep's precision.
+struct GemmPoint {
+  double flops = 0;
+  double fraction = 0;
+};
+
+// Achievable fractions of the peaks. A compute kernel's time is a roofline
+// (models/compute/roofline.hpp): the larger of its FLOPs at the achievable compute rate and
+// its bytes at hbm * hbm_bandwidth.
+// - GEMMs with a gemm_curve: the achievable fraction depends on the GEMM's size, interpolated
+//   in a measured sweep (compute::gemm_efficiency); the curve's times include every fixed
+//   cost, so nothing is added.
+// - Other kernels (attention, memory-bound), and GEMMs without a curve: the fraction is
+//   attention or gemm_max, and kernel_overhead_s is added, so that a GEMM of F FLOPs reaches
+//   gemm_max * F / (F + gemm_max * peak * kernel_overhead_s) of the peak.
+struct DefaultEfficiencies {
+  double gemm_max = 0.8;            // large GEMMs, fraction of the BF16 dense peak
+  double kernel_overhead_s = 5e-6;  // fixed cost per non-GEMM kernel, and per GEMM without a curve
+  // Square-GEMM sweep, sorted by strictly increasing flops; empty: no curve. Its fractions are
+  // of gemm_curve_precision's dense peak; other precisions scale the curve's shape to gemm_max.
+  std::vector<GemmPoint> gemm_curve;
+  Precision gemm_curve_precision = Precision::kBf16;
+  double attention = 0.6;  // fused (FlashAttention-style) attention, fraction of peak
+  double hbm = 0.85;       // streaming kernels, fraction of HBM bandwidth
+  double nvlink = 0.82;    // collectives over NVLink, fraction of line rate
+  double nic = 0.9;        // collectives over the NICs, fraction of line rate
+};
+
+struct AcceleratorSpec {
+  std::string name;    // "h100-sxm"
+  std::string source;  // the public documents the figures come from
+  // Dense peak FLOP/s per precision (index: Precision); 0 where the precision is unsupported.
+  std::array<double, kPrecisions> peak_flops{};
+  double hbm_bytes = 0;        // capacity
+  double hbm_bytes_per_s = 0;  // peak bandwidth
+  double tdp_watts = 0;
+  DefaultEfficiencies efficiency;
+  std::string efficiency_source;  // where the efficiencies come from
+
+  double peak(Precision p) const { return peak_flops[static_cast<std::size_t>(p)]; }
+};
+
+// A scale-out switch (for counts, power and cost; latency feeds the fabric's links).
+struct SwitchSpec {
+  std::string name;  // "quantum-2-ndr"
+  std::string source;
+  int radix = 0;                // ports
+  double port_bytes_per_s = 0;  // per port, per direction
+  double latency_ns = 0;        // port to port
+  double watts = 0;             // typical power
+};
+
+}  // namespace fathom::hw

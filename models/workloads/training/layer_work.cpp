@@ -1,0 +1,282 @@
+#include "models/workloads/training/layer_work.hpp"
+
+#include <algorithm>
+
+namespace fathom::train {
+
+namespace {
+
+using compute::Kernel;
+using compute::KernelKind;
+
+constexpr double kAct = 2;  // bytes per activation element (BF16)
+
+// Shapes one rank sees for one micro-batch.
+struct Shape {
+  double tokens;     // b * s / cp: tokens through this rank's GEMMs
+  double ew_tokens;  // tokens of the element-wise kernels (/ tp with sequence parallelism)
+  double seq;        // s / cp: this rank's queries
+  double full_seq;   // s: keys each query meets
+  double h;
+  double f;        // MLP inner width per expert, per TP rank
+  double q_cols;   // query columns per TP rank (h / t)
+  double kv_cols;  // key (= value) columns per TP rank (>= one head: KV heads are replicated when t > kv_heads)
+  double heads;    // query heads per TP rank
+  double b;
+  double expert_tokens;  // tokens each rank's MLP processes: tokens * top_k (MoE) or tokens
+  int tp;
+};
+
+Shape shape_of(const TrainingSpec& spec) {
+  const TransformerSpec& m = spec.model;
+  const ParallelSpec& p = spec.parallel;
+  Shape s{};
+  s.b = spec.micro_batch;
+  s.seq = static_cast<double>(spec.sequence) / p.cp;
+  s.full_seq = spec.sequence;
+  s.tokens = s.b * s.seq;
+  s.ew_tokens = p.sequence_parallel ? s.tokens / p.tp : s.tokens;
+  s.h = m.hidden;
+  s.f = static_cast<double>(m.ffn_hidden) / p.tp;
+  const double head_dim = static_cast<double>(m.hidden) / m.heads;
+  s.q_cols = static_cast<double>(m.hidden) / p.tp;
+  s.kv_cols = std::max(1.0, static_cast<double>(m.kv_heads) / p.tp) * head_dim;
+  s.heads = static_cast<double>(m.heads) / p.tp;
+  s.expert_tokens = m.experts > 1 ? s.tokens * m.top_k : s.tokens;
+  s.tp = p.tp;
+  return s;
+}
+
+// A GEMM of (rows x inner) by (inner x cols): 2 rows inner cols FLOPs; reads both operands
+// and writes the result.
+Kernel gemm(std::string_view name, double rows, double inner, double cols) {
+  return {name, KernelKind::kGemm, 2 * rows * inner * cols, kAct * (rows * inner + inner * cols + rows * cols)};
+}
+
+// The backward of a GEMM: the input gradient and the weight gradient, each as many FLOPs as the forward.
+void gemm_backward(std::vector<Kernel>& out, const Kernel& forward) {
+  out.push_back({forward.name, KernelKind::kGemm, forward.flops, forward.bytes});
+  out.push_back({forward.name, KernelKind::kGemm, forward.flops, forward.bytes});
+}
+
+Kernel memory(std::string_view name, double bytes) { return {name, KernelKind::kMemory, 0, bytes}; }
+
+// The tensor-parallel collective after a row-parallel GEMM (forward) or before a column-parallel
+// one (backward): all-reduce, or reduce-scatter with sequence parallelism; its partner before a
+// column-parallel GEMM is an all-gather (sequence parallelism only). Bytes are the full
+// activation, NCCL's convention for all-reduce, reduce-scatter input and all-gather output.
+void tp_reduce(Phase& phase, const TrainingSpec& spec, double activation_bytes) {
+  if (spec.parallel.tp == 1) return;
+  phase.comms.push_back({CommGroup::kTp,
+                         spec.parallel.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce,
+                         activation_bytes, false});
+}
+void tp_gather(Phase& phase, const TrainingSpec& spec, double activation_bytes) {
+  if (spec.parallel.tp == 1 || !spec.parallel.sequence_parallel) return;
+  phase.comms.push_back({CommGroup::kTp, coll::Op::kAllGather, activation_bytes, false});
+}
+
+// Attention core for one micro-batch: fused (one kernel) or Megatron's unfused path (two
+// batched GEMMs around a fused scale-mask-softmax and dropout). Appends forward kernels to
+// `fwd` and backward kernels to `bwd`.
+void attention_core(const TrainingSpec& spec, const Shape& s, std::vector<Kernel>& fwd, std::vector<Kernel>& bwd) {
+  const double head_dim = s.h / spec.model.heads;
+  // Scores and values over the keys this rank's queries meet: 2 * (2 * q * k * d) per head.
+  const double full_flops = 4 * s.b * s.heads * s.seq * s.full_seq * head_dim;
+  if (spec.flash_attention) {
+    // A causal kernel skips the masked half of the blocks. Its backward recomputes the scores
+    // and runs four more products: 2.5 times the forward's work (FlashAttention-2).
+    const double flops = 0.5 * full_flops;
+    const double io = kAct * s.b * s.seq * (s.q_cols + 2 * s.kv_cols + s.q_cols);
+    fwd.push_back({"flash_attention", KernelKind::kAttention, flops, io});
+    bwd.push_back({"flash_attention_backward", KernelKind::kAttention, 2.5 * flops, 2 * io});
+    return;
+  }
+  const double scores = s.b * s.heads * s.seq * s.full_seq;  // elements of the score matrix
+  const Kernel qk{"attention_scores", KernelKind::kGemm, full_flops / 2,
+                  kAct * (s.b * s.seq * (s.q_cols + s.kv_cols) + scores)};
+  const Kernel av{"attention_values", KernelKind::kGemm, full_flops / 2,
+                  kAct * (scores + s.b * s.seq * (s.kv_cols + s.q_cols))};
+  fwd.push_back(qk);
+  fwd.push_back(memory("scale_mask_softmax", scores * 2 * kAct));
+  fwd.push_back(memory("attention_dropout", scores * (2 * kAct + 1)));
+  fwd.push_back(av);
+  gemm_backward(bwd, av);
+  bwd.push_back(memory("attention_dropout_backward", scores * (2 * kAct + 1)));
+  bwd.push_back(memory("softmax_backward", scores * 3 * kAct));
+  gemm_backward(bwd, qk);
+}
+
+void append(std::vector<Kernel>& to, const std::vector<Kernel>& from) { to.insert(to.end(), from.begin(), from.end()); }
+
+}  // namespace
+
+LayerWork transformer_layer_work(const TrainingSpec& spec) {
+  const Shape s = shape_of(spec);
+  const TransformerSpec& m = spec.model;
+  const double act = kAct * s.b * s.seq * s.h;  // one full activation tensor [b, s/cp, h]
+  LayerWork w;
+  Phase& fwd = w.forward;
+  Phase& bwd = w.backward;
+  std::vector<Kernel> attention_fwd;
+  std::vector<Kernel> attention_bwd;
+
+  // Attention block: norm, (all-gather), QKV, core, projection, (reduce), bias-dropout-add.
+  const Kernel norm = memory("norm", 2 * kAct * s.ew_tokens * s.h);
+  const Kernel qkv = gemm("qkv", s.tokens, s.h, s.q_cols + 2 * s.kv_cols);
+  const Kernel proj = gemm("attention_projection", s.tokens, s.q_cols, s.h);
+  const Kernel residual = memory("bias_dropout_add", (3 * kAct + 1) * s.ew_tokens * s.h);
+  attention_core(spec, s, attention_fwd, attention_bwd);
+
+  fwd.kernels.push_back(norm);
+  tp_gather(fwd, spec, act);
+  fwd.kernels.push_back(qkv);
+  append(fwd.kernels, attention_fwd);
+  fwd.kernels.push_back(proj);
+  tp_reduce(fwd, spec, act);
+  fwd.kernels.push_back(residual);
+
+  // MLP block: norm, (all-gather), [router, dispatch], up, activation, down, [combine], (reduce), bias-dropout-add.
+  fwd.kernels.push_back(norm);
+  tp_gather(fwd, spec, act);
+  const bool moe = m.experts > 1;
+  const double moe_bytes = kAct * s.expert_tokens * s.h;  // tokens sent to their experts, per rank
+  Kernel router{};
+  if (moe) {
+    router = gemm("router", s.tokens, s.h, m.experts);
+    fwd.kernels.push_back(router);
+    if (spec.parallel.ep > 1) fwd.comms.push_back({CommGroup::kEp, coll::Op::kAllToAll, moe_bytes, false});
+  }
+  const bool gated = m.mlp == MlpKind::kSwiGlu;
+  const Kernel up = gemm("mlp_up", s.expert_tokens, s.h, gated ? 2 * s.f : s.f);
+  const Kernel activation = memory(gated ? "swiglu" : "gelu", (gated ? 3 : 2) * kAct * s.expert_tokens * s.f);
+  const Kernel down = gemm("mlp_down", s.expert_tokens, s.f, s.h);
+  fwd.kernels.push_back(up);
+  fwd.kernels.push_back(activation);
+  fwd.kernels.push_back(down);
+  if (moe && spec.parallel.ep > 1) fwd.comms.push_back({CommGroup::kEp, coll::Op::kAllToAll, moe_bytes, false});
+  tp_reduce(fwd, spec, act);
+  fwd.kernels.push_back(residual);
+
+  // Backward: each GEMM twice (input and weight gradients), element-wise kernels read the
+  // saved input and the incoming gradient and write one gradient (about twice the bytes), and
+  // each collective's mirror image (all-gather <-> reduce-scatter, all-reduce stays).
+  for (const Kernel& k : fwd.kernels) {
+    if (k.kind == KernelKind::kGemm && k.name != "attention_scores" && k.name != "attention_values") {
+      gemm_backward(bwd.kernels, k);
+    } else if (k.kind == KernelKind::kMemory && k.name != "scale_mask_softmax" && k.name != "attention_dropout") {
+      bwd.kernels.push_back({k.name, KernelKind::kMemory, 0, 2 * k.bytes});
+    }
+  }
+  append(bwd.kernels, attention_bwd);
+  for (const CommCall& c : fwd.comms) {
+    CommCall mirror = c;
+    if (c.op == coll::Op::kAllGather)
+      mirror.op = coll::Op::kReduceScatter;
+    else if (c.op == coll::Op::kReduceScatter)
+      mirror.op = coll::Op::kAllGather;
+    bwd.comms.push_back(mirror);
+  }
+
+  // Context parallelism: ring attention passes K and V blocks around the CP ring in cp - 1
+  // steps, each hidden behind one block of attention (forward), and K, V and their gradients
+  // in backward.
+  if (spec.parallel.cp > 1) {
+    const double kv_block = 2 * kAct * s.b * s.seq * s.kv_cols;
+    for (int step = 1; step < spec.parallel.cp; ++step) {
+      fwd.comms.push_back({CommGroup::kCp, coll::Op::kSendRecv, kv_block, true});
+      bwd.comms.push_back({CommGroup::kCp, coll::Op::kSendRecv, 2 * kv_block, true});
+    }
+  }
+
+  switch (spec.recompute) {
+    case Recompute::kNone:
+      break;
+    case Recompute::kSelective:
+      if (!spec.flash_attention) w.recompute.kernels = attention_fwd;
+      break;
+    case Recompute::kFull:
+      w.recompute = fwd;
+      break;
+  }
+  return w;
+}
+
+LayerWork embedding_work(const TrainingSpec& spec) {
+  const Shape s = shape_of(spec);
+  LayerWork w;
+  // Vocabulary-parallel lookup: each TP rank gathers the rows it holds, then the partial
+  // embeddings are summed across TP (reduce-scatter with sequence parallelism).
+  const double act = kAct * s.b * s.seq * s.h;
+  w.forward.kernels.push_back(memory("embedding_lookup", 2 * kAct * s.tokens * s.h));
+  if (spec.model.position == PositionKind::kLearned) {
+    w.forward.kernels.push_back(memory("position_embedding", 3 * kAct * s.tokens * s.h));
+  }
+  tp_reduce(w.forward, spec, act);
+  w.backward.kernels.push_back(memory("embedding_backward", 3 * kAct * s.tokens * s.h));
+  tp_gather(w.backward, spec, act);
+  return w;
+}
+
+LayerWork output_layer_work(const TrainingSpec& spec) {
+  const Shape s = shape_of(spec);
+  const double vocab = static_cast<double>(spec.model.vocab) / spec.parallel.tp;
+  const double act = kAct * s.b * s.seq * s.h;
+  LayerWork w;
+  w.forward.kernels.push_back(memory("final_norm", 2 * kAct * s.ew_tokens * s.h));
+  tp_gather(w.forward, spec, act);
+  const Kernel logits = gemm("logits", s.tokens, s.h, vocab);
+  w.forward.kernels.push_back(logits);
+  // Vocabulary-parallel cross-entropy in FP32: read the logits, write FP32 probabilities;
+  // three tiny all-reduces of per-token maxima and sums (latency only).
+  w.forward.kernels.push_back(memory("cross_entropy", (kAct + 2 * 4) * s.tokens * vocab));
+  if (spec.parallel.tp > 1) {
+    for (int i = 0; i < 3; ++i) w.forward.comms.push_back({CommGroup::kTp, coll::Op::kAllReduce, 4 * s.tokens, false});
+  }
+  w.backward.kernels.push_back(memory("cross_entropy_backward", (4 + kAct) * s.tokens * vocab));
+  gemm_backward(w.backward.kernels, logits);
+  tp_reduce(w.backward, spec, act);
+  w.backward.kernels.push_back(memory("final_norm_backward", 4 * kAct * s.ew_tokens * s.h));
+  return w;
+}
+
+double attention_core_flops_per_token(const TransformerSpec& model, int sequence) {
+  return 4.0 * sequence * model.hidden;
+}
+
+double layer_forward_flops_per_token(const TransformerSpec& m, int sequence) {
+  const double h = m.hidden;
+  const double kv_width = static_cast<double>(m.kv_heads) * h / m.heads;
+  const double projections = 2 * h * (h + 2 * kv_width) + 2 * h * h;
+  const double mlp_one = (m.mlp == MlpKind::kSwiGlu ? 6.0 : 4.0) * h * m.ffn_hidden;
+  const double mlp = m.experts > 1 ? m.top_k * mlp_one + 2 * h * m.experts : mlp_one;
+  return projections + attention_core_flops_per_token(m, sequence) + mlp;
+}
+
+double logits_forward_flops_per_token(const TransformerSpec& m) { return 2.0 * m.hidden * m.vocab; }
+
+StepFlops step_flops(const TrainingSpec& spec) {
+  const TransformerSpec& m = spec.model;
+  const double tokens = static_cast<double>(spec.global_batch) * spec.sequence;
+  const double layer = layer_forward_flops_per_token(m, spec.sequence) * m.layers;
+  const double logits = logits_forward_flops_per_token(m);
+  StepFlops f;
+  // Forward once and backward twice; the output layer counted as Megatron's formula counts it
+  // (its V/(16 l h) term is 3/4 of 3 x 2hV: the 96-formula scaled by 3/4).
+  f.model = tokens * (3 * layer + 2.25 * logits);
+  double recomputed = 0;
+  switch (spec.recompute) {
+    case Recompute::kNone:
+      break;
+    case Recompute::kSelective:
+      recomputed = spec.flash_attention ? 0 : attention_core_flops_per_token(m, spec.sequence) * m.layers;
+      break;
+    case Recompute::kFull:
+      recomputed = layer;
+      break;
+  }
+  f.hardware = tokens * (3 * layer + recomputed + 3 * logits);
+  return f;
+}
+
+}  // namespace fathom::train

@@ -1,0 +1,224 @@
+#include "models/workloads/training/step_comms.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "models/collectives/algorithms.hpp"
+#include "models/network/flow_network.hpp"
+#include "models/network/flow_transfer.hpp"
+
+namespace fathom::train {
+
+namespace {
+constexpr topo::VertexId kNone = std::numeric_limits<topo::VertexId>::max();
+}  // namespace
+
+StepComms::StepComms(const topo::ClusterSpec& cluster, const coll::CollectiveParams& params, std::uint64_t seed)
+    : timer_(cluster, params, seed),
+      router_(timer_.topology()),
+      params_(params),
+      seed_(seed),
+      link_bytes_(timer_.topology().links().size(), 0.0) {
+  const topo::Topology& t = timer_.topology();
+  fabric_vertex_.assign(t.vertices().size(), kNone);
+  for (topo::VertexId v = 0; v < t.vertices().size(); ++v) {
+    const auto& vertex = t.vertex(v);
+    if (vertex.kind == topo::VertexKind::kSwitch)
+      fabric_vertex_[v] = fabric_.add_vertex(vertex.name, vertex.kind, vertex.tier);
+  }
+  for (topo::LinkId l = 0; l < t.links().size(); ++l) {
+    const auto& link = t.link(l);
+    if (fabric_vertex_[link.from] == kNone || fabric_vertex_[link.to] == kNone) continue;
+    fabric_.add_link(fabric_vertex_[link.from], fabric_vertex_[link.to], link.bytes_per_s, link.latency_ns, link.cls);
+    fabric_link_.push_back(l);
+  }
+  fabric_.routing = t.routing;
+  fabric_router_ = std::make_unique<topo::Router>(fabric_);
+}
+
+coll::CollectiveTiming StepComms::group(coll::Op op, const std::vector<topo::VertexId>& ranks, double bytes) {
+  if (ranks.size() < 2 || bytes <= 0) return {};
+  return timer_.time(op, ranks, bytes);
+}
+
+double StepComms::pairs(const std::vector<FlowPair>& flows, double bytes) {
+  if (flows.empty() || bytes <= 0) return 0;
+  const Round r = round(flows);
+  return static_cast<double>(params_.launch_ns + params_.alpha_ns + r.latency_ns) * 1e-9 + bytes * r.seconds_per_byte;
+}
+
+std::vector<topo::LinkId> StepComms::route(const FlowPair& flow, std::uint64_t hash) {
+  const topo::Topology& t = timer_.topology();
+  const auto [src, dst] = flow;
+  // Between GPUs of different nodes a route leaves over the source GPU's PCIe link to its NIC
+  // and arrives over the destination NIC's PCIe link: routing NIC to NIC shares the router's
+  // per-leaf distance tables instead of building one per destination GPU.
+  auto nic_of = [&](topo::VertexId gpu, bool out) -> std::optional<topo::LinkId> {
+    if (t.vertex(gpu).kind != topo::VertexKind::kGpu) return std::nullopt;
+    std::optional<topo::LinkId> found;
+    for (auto l : out ? t.out_links(gpu) : t.in_links(gpu)) {
+      if (t.link(l).cls != topo::LinkClass::kPcie) continue;
+      if (found) return std::nullopt;  // several NICs: let the router choose
+      found = l;
+    }
+    return found;
+  };
+  if (src != dst && t.vertex(src).node != t.vertex(dst).node) {
+    const auto up = nic_of(src, true);
+    const auto down = nic_of(dst, false);
+    if (up && down) {
+      // And into the destination NIC over its one fabric link: route to that link's switch,
+      // whose distance table every NIC under it shares.
+      const topo::VertexId nic = t.link(*down).from;
+      std::optional<topo::LinkId> last;
+      int fabric_in = 0;
+      for (auto l : t.in_links(nic)) {
+        if (t.link(l).cls != topo::LinkClass::kPcie) {
+          last = l;
+          ++fabric_in;
+        }
+      }
+      std::vector<topo::LinkId> path{*up};
+      const topo::VertexId target = fabric_in == 1 ? t.link(*last).from : nic;
+      // From the source NIC onto its one fabric link, then switch to switch.
+      const topo::VertexId src_nic = t.link(*up).to;
+      std::optional<topo::LinkId> first;
+      int fabric_out = 0;
+      for (auto l : t.out_links(src_nic)) {
+        if (t.link(l).cls != topo::LinkClass::kPcie) {
+          first = l;
+          ++fabric_out;
+        }
+      }
+      if (fabric_in == 1 && fabric_out == 1 && fabric_vertex_[t.link(*first).to] != kNone &&
+          fabric_vertex_[target] != kNone) {
+        path.push_back(*first);
+        for (auto l : fabric_router_->route(fabric_vertex_[t.link(*first).to], fabric_vertex_[target], hash, dst)) {
+          path.push_back(fabric_link_[l]);
+        }
+      } else {
+        const auto& middle = router_.route(src_nic, target, hash, dst);
+        path.insert(path.end(), middle.begin(), middle.end());
+      }
+      if (fabric_in == 1) path.push_back(*last);
+      path.push_back(*down);
+      return path;
+    }
+  }
+  return router_.route(src, dst, hash);
+}
+
+const StepComms::Round& StepComms::round(const std::vector<FlowPair>& flows) {
+  auto it = rounds_.find(flows);
+  if (it != rounds_.end()) return it->second;
+  const topo::Topology& t = timer_.topology();
+  Round result;
+  result.routes.reserve(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    result.routes.push_back(route(flows[i], net::flow_hash(seed_, i)));
+    std::int64_t latency = 0;
+    for (auto l : result.routes.back()) latency += t.link(l).latency_ns;
+    result.latency_ns = std::max(result.latency_ns, latency);
+  }
+  // Max-min over the links these flows use only (renumbered densely): the round costs what
+  // its flows touch, not the size of the cluster.
+  std::unordered_map<topo::LinkId, net::LinkId> local;
+  std::vector<net::LinkCapacity> caps;
+  std::vector<std::vector<net::LinkId>> local_routes(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    for (auto l : result.routes[i]) {
+      auto [pos, fresh] = local.try_emplace(l, static_cast<net::LinkId>(caps.size()));
+      if (fresh) caps.push_back({t.link(l).bytes_per_s});
+      local_routes[i].push_back(pos->second);
+    }
+  }
+  net::FlowNetwork network(std::move(caps));
+  std::vector<net::FlowId> ids;
+  ids.reserve(flows.size());
+  for (const auto& r : local_routes) ids.push_back(network.add_flow(r, 1.0, sim::SimTime{}));
+  network.update(sim::SimTime{});
+  double slowest = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (flows[i].first == flows[i].second) continue;
+    slowest = std::min(slowest, network.rate_bytes_per_s(ids[i]));
+  }
+  // Every flow of a data-parallel round crosses PCIe, NICs and fabric links, which all run at
+  // the NIC efficiency (docs/nccl-tests.md), so the max-min rates scale by it uniformly.
+  result.seconds_per_byte = std::isfinite(slowest) ? 1.0 / (slowest * params_.efficiency.nic) : 0.0;
+  return rounds_.emplace(flows, std::move(result)).first->second;
+}
+
+const std::vector<double>& StepComms::link_bytes() {
+  for (auto& [key, cost] : data_parallel_memo_) {
+    if (cost.calls > 0) record(cost.flows, cost.bytes_per_flow * cost.calls);
+    cost.calls = 0;
+  }
+  return link_bytes_;
+}
+
+void StepComms::record(const std::vector<FlowPair>& flows, double bytes_per_flow) {
+  if (bytes_per_flow <= 0 || flows.empty()) return;
+  for (const auto& path : round(flows).routes) {
+    for (auto l : path) link_bytes_[l] += bytes_per_flow;
+  }
+}
+
+int StepComms::add_groups(std::vector<std::vector<topo::VertexId>> groups) {
+  group_sets_.push_back(std::move(groups));
+  return static_cast<int>(group_sets_.size()) - 1;
+}
+
+double StepComms::data_parallel(coll::Op op, int groups, double bytes, double share) {
+  const auto& set = group_sets_.at(static_cast<std::size_t>(groups));
+  if (set.empty() || set.front().size() < 2 || bytes <= 0) return 0;
+  const auto key = std::make_tuple(static_cast<int>(op), bytes, groups);
+  auto it = data_parallel_memo_.find(key);
+  if (it == data_parallel_memo_.end()) it = data_parallel_memo_.emplace(key, time_data_parallel(op, set, bytes)).first;
+  // Link bytes are added once, in link_bytes(): one pass over the routes per distinct call.
+  it->second.calls += share;
+  return it->second.seconds;
+}
+
+StepComms::DataParallelCost StepComms::time_data_parallel(coll::Op op,
+                                                          const std::vector<std::vector<topo::VertexId>>& groups,
+                                                          double bytes) {
+  DataParallelCost cost;
+  const topo::Topology& t = timer_.topology();
+  const auto nodes0 = coll::ranks_by_node(t, groups.front());
+  const auto m = static_cast<int>(nodes0.size());
+  const auto g = static_cast<int>(nodes0.front().size());
+  double& seconds = cost.seconds;
+  if (m == 1) {
+    seconds = timer_.time(op, groups.front(), bytes).seconds;
+  } else {
+    // Inter-node rings: rail j of every group, node i sends to node i + 1.
+    std::vector<FlowPair>& flows = cost.flows;
+    for (const auto& group : groups) {
+      const auto nodes = coll::ranks_by_node(t, group);
+      if (static_cast<int>(nodes.size()) != m) throw std::invalid_argument("data-parallel groups of unequal shape");
+      for (const auto& rail : coll::rails_of(nodes)) {
+        for (std::size_t i = 0; i < rail.size(); ++i) flows.emplace_back(rail[i], rail[(i + 1) % rail.size()]);
+      }
+    }
+    const Round r = round(flows);
+    const double piece = bytes / g / m;  // what one rail's ring moves per step
+    const int steps = op == coll::Op::kAllReduce ? 2 * (m - 1) : m - 1;
+    const double step_s = static_cast<double>(params_.alpha_ns + r.latency_ns) * 1e-9 + piece * r.seconds_per_byte;
+    seconds = steps * step_s;
+    cost.bytes_per_flow = steps * piece;
+    if (g > 1) {
+      // Intra-node phases on one node (every node's phase runs on its own NVLink links).
+      if (op != coll::Op::kAllGather) seconds += timer_.time(coll::Op::kReduceScatter, nodes0.front(), bytes).seconds;
+      if (op != coll::Op::kReduceScatter) seconds += timer_.time(coll::Op::kAllGather, nodes0.front(), bytes).seconds;
+    } else {
+      seconds += static_cast<double>(params_.launch_ns) * 1e-9;
+    }
+  }
+  return cost;
+}
+
+}  // namespace fathom::train

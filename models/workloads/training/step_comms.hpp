@@ -1,0 +1,92 @@
+// The communication a training step needs, timed on the cluster's topology:
+//   - collectives inside a small group (TP, CP, EP, pipeline sends) by running their transfer
+//     DAGs over the flow-level network (coll::CollectiveTimer), once per distinct call;
+//   - data-parallel collectives, whose groups span the whole cluster, by their hierarchical
+//     closed form (intra-node reduce-scatter, a ring across nodes on every rail, intra-node
+//     all-gather) with the ring's per-step rate taken from one max-min round of every
+//     concurrent group's ring flows: the ring repeats the same flow pattern at every step, so
+//     one round's rates are every step's rates. A test checks this against running the full
+//     DAGs on clusters small enough to do so.
+// It also accumulates the bytes each link carries per step, for utilisation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "models/collectives/collective_params.hpp"
+#include "models/collectives/collective_timer.hpp"
+#include "topologies/cluster_spec.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::train {
+
+using FlowPair = std::pair<topo::VertexId, topo::VertexId>;
+
+class StepComms {
+ public:
+  StepComms(const topo::ClusterSpec& cluster, const coll::CollectiveParams& params, std::uint64_t seed);
+
+  const topo::Topology& topology() const { return timer_.topology(); }
+  coll::CollectiveTimer& timer() { return timer_; }
+
+  // One collective of a small group, alone (identical groups elsewhere use disjoint links).
+  coll::CollectiveTiming group(coll::Op op, const std::vector<topo::VertexId>& ranks, double bytes);
+  // Transfers of `bytes` between every pair, all at once; seconds until the last arrives.
+  double pairs(const std::vector<FlowPair>& pairs, double bytes);
+  // Registers a set of groups that run their collectives together (the data-parallel groups
+  // of every pipeline stage) and returns its id for data_parallel().
+  int add_groups(std::vector<std::vector<topo::VertexId>> groups);
+  // All-reduce, reduce-scatter or all-gather over every group of set `groups` at once; NCCL's
+  // byte convention. `share`: the part of the set's traffic this call stands for, in the link
+  // byte counts (1 / stages when each stage calls it for its own groups).
+  double data_parallel(coll::Op op, int groups, double bytes, double share = 1.0);
+
+  // Seconds per byte of the slowest flow when all `flows` start together (max-min rates on the
+  // fabric, NIC efficiency applied), and the longest route latency.
+  struct Round {
+    double seconds_per_byte = 0;
+    std::int64_t latency_ns = 0;
+    std::vector<std::vector<topo::LinkId>> routes;  // of each flow
+  };
+  const Round& round(const std::vector<FlowPair>& flows);
+
+  // The route of one flow (ECMP hash `hash`).
+  std::vector<topo::LinkId> route(const FlowPair& flow, std::uint64_t hash);
+
+  // Bytes per link accumulated by record() calls: flows' routes times bytes.
+  void record(const std::vector<FlowPair>& flows, double bytes_per_flow);
+  const std::vector<double>& link_bytes();
+
+ private:
+  struct DataParallelCost {
+    double seconds = 0;
+    std::vector<FlowPair> flows;  // the inter-node ring flows (empty inside one node)
+    double bytes_per_flow = 0;    // what each carries in one call
+    double calls = 0;             // calls (times their share) not yet added to the link bytes
+  };
+  DataParallelCost time_data_parallel(coll::Op op, const std::vector<std::vector<topo::VertexId>>& groups,
+                                      double bytes);
+
+  coll::CollectiveTimer timer_;
+  topo::Router router_;
+  // The fabric's switches alone (leaves, spines, cores) and the links between them: routes
+  // between two switches run on it, so a distance table covers a few hundred switches
+  // instead of every GPU and NIC of the cluster. Link ids map back through fabric_link_.
+  topo::Topology fabric_;
+  std::vector<topo::VertexId> fabric_vertex_;  // cluster vertex -> fabric vertex (or kNone)
+  std::vector<topo::LinkId> fabric_link_;      // fabric link -> cluster link
+  std::unique_ptr<topo::Router> fabric_router_;
+  coll::CollectiveParams params_;
+  std::uint64_t seed_;
+  std::map<std::vector<FlowPair>, Round> rounds_;
+  std::vector<std::vector<std::vector<topo::VertexId>>> group_sets_;
+  std::map<std::tuple<int, double, int>, DataParallelCost> data_parallel_memo_;
+  std::vector<double> link_bytes_;
+};
+
+}  // namespace fathom::train

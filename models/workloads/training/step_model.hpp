@@ -1,0 +1,98 @@
+// The training-step model: one optimizer step of a TrainingSpec on a cluster, simulated.
+//
+// 1. Every pipeline pass (forward or backward of one micro-batch through one stage's model
+//    chunk) gets a duration: its kernels' roofline times plus the collectives that block the
+//    compute stream (TP, EP, and the part of CP's ring exchange that attention does not hide),
+//    each collective run over the flow-level network on the ranks placement gives it.
+// 2. The pipeline schedule (1F1B or interleaved) is executed pass by pass with the pipeline
+//    sends between stages (run_pipeline): its makespan holds the bubble.
+// 3. Gradients are reduced across data-parallel replicas in buckets as the last micro-batch's
+//    backward produces them (or after it, without overlap), all stages' groups sharing the
+//    fabric; then the optimizer runs, and with ZeRO the updated parameters are gathered.
+// Identical data-parallel replicas are simulated once (replica 0); the data-parallel
+// collectives include every replica. The step time is the slowest stage's; its breakdown
+// sums exactly to the step time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective_params.hpp"
+#include "models/hardware/accelerator.hpp"
+#include "models/workloads/training/layer_work.hpp"
+#include "models/workloads/training/memory.hpp"
+#include "models/workloads/training/pipeline_schedule.hpp"
+#include "models/workloads/training/training_spec.hpp"
+#include "topologies/cluster_spec.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::train {
+
+// Seconds per component; for a stage, they add up to its time to the end of the step.
+struct StepBreakdown {
+  double compute = 0;    // kernels, recomputation included
+  double tp = 0;         // exposed tensor-parallel collectives
+  double cp = 0;         // exposed context-parallel exchange
+  double ep = 0;         // exposed expert-parallel all-to-all
+  double pp = 0;         // waiting on pipeline sends
+  double bubble = 0;     // pipeline fill and drain
+  double dp = 0;         // exposed data-parallel gradient reduction and parameter gathering
+  double optimizer = 0;  // the optimizer's update
+  double total() const { return compute + tp + cp + ep + pp + bubble + dp + optimizer; }
+};
+
+struct LinkUse {
+  topo::LinkId link = 0;
+  double bytes = 0;        // per step
+  double utilisation = 0;  // bytes / (capacity * step time)
+};
+
+struct DataParallelSpan {
+  sim::SimTime start;
+  sim::SimTime finish;
+  double bytes = 0;  // per rank
+};
+
+struct StageResult {
+  StepBreakdown breakdown;
+  sim::SimTime pipeline_finish;
+  sim::SimTime finish;                     // end of its share of the step
+  std::vector<DataParallelSpan> dp_spans;  // gradient buckets, then parameter gathers
+  sim::SimTime optimizer_start;
+  sim::SimTime optimizer_finish;
+};
+
+struct TrainingResult {
+  MemoryReport memory;
+  bool simulated = false;  // false when the strategy does not fit in memory
+  double step_seconds = 0;
+  int critical_stage = 0;
+  StepBreakdown breakdown;  // of the critical stage
+  std::vector<StageResult> stages;
+  PipelineRun pipeline;
+  int micro_batches = 0;
+  StepFlops flops;
+  double model_tflops_per_gpu = 0;
+  double hardware_tflops_per_gpu = 0;
+  double mfu = 0;
+  double tokens_per_s = 0;
+  double time_to_train_s = 0;  // 0 when no token budget
+  double gpu_hours = 0;
+  std::vector<LinkUse> links;                 // every link that carried bytes, busiest first
+  std::vector<std::string> collective_notes;  // the algorithm chosen for each kind of call
+  std::uint64_t fingerprint = 0;
+};
+
+struct StepOptions {
+  // Simulate every data-parallel replica's pipeline instead of replica 0's alone (the test
+  // that proves the symmetry uses it; the result is the same whenever replicas are alike).
+  bool every_replica = false;
+};
+
+// Throws std::invalid_argument for an inconsistent spec (check()).
+TrainingResult simulate_training_step(const TrainingSpec& spec, const hw::AcceleratorSpec& accelerator,
+                                      const topo::ClusterSpec& cluster, const coll::CollectiveParams& params,
+                                      std::uint64_t seed, const StepOptions& options = {});
+
+}  // namespace fathom::train

@@ -1,0 +1,75 @@
+// TrainingSpec: one training run as the step model sees it: the model, the batch, the
+// precision, and the parallel strategy with its schedule, ZeRO stage, recomputation and rank
+// placement. Plain values; the scenario loader fills them from `workload:` (kind: training).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/hardware/accelerator.hpp"
+#include "models/workloads/training/transformer.hpp"
+
+namespace fathom::train {
+
+enum class Recompute {
+  kNone,       // keep every activation
+  kSelective,  // recompute the attention core only (Korthikanti et al. 2022)
+  kFull,       // keep each layer's input, recompute the whole layer's forward in backward
+};
+
+enum class Schedule {
+  kOneFOneB,     // PipeDream-Flush 1F1B
+  kInterleaved,  // Megatron's interleaved 1F1B with virtual_stages model chunks per GPU
+};
+
+// Parallel dimensions in placement order, innermost (closest ranks, same NVLink island) first.
+enum class Dim { kTp, kCp, kEp, kPp, kDp };
+inline constexpr std::size_t kDims = 5;
+
+struct ParallelSpec {
+  int tp = 1;
+  int pp = 1;
+  int cp = 1;
+  int ep = 1;                     // expert parallelism, carved out of the data-parallel ranks (ep divides dp)
+  int dp = 1;                     // derived: gpus / (tp * pp * cp)
+  bool sequence_parallel = true;  // TP with sequence parallelism (reduce-scatter + all-gather)
+  Schedule schedule = Schedule::kOneFOneB;
+  int virtual_stages = 1;         // model chunks per GPU for the interleaved schedule
+  std::vector<int> stage_layers;  // layers per pipeline stage; empty: as even as possible
+  int zero_stage = 1;  // 0: plain DP; 1: optimizer state sharded (distributed optimizer); 2: + grads; 3: + weights
+  double bucket_bytes = 40e6 * 4;    // gradient bucket (Megatron DDP: 40M elements)
+  double grad_reduce_bytes = 4;      // bytes per gradient element reduced: FP32 main gradients, or 2 (BF16/FP16)
+  bool overlap_grad_reduce = true;   // bucketed gradient reduction overlapped with the last backward
+  bool overlap_param_gather = true;  // ZeRO >= 1: parameter all-gather overlapped with the next forward
+  bool overlap_p2p = false;          // pipeline sends beside compute (false: the sender waits, as Megatron's 1F1B)
+  std::array<Dim, kDims> order{Dim::kTp, Dim::kCp, Dim::kEp, Dim::kPp, Dim::kDp};
+};
+
+struct TrainingSpec {
+  TransformerSpec model;
+  ParallelSpec parallel;
+  int gpus = 0;                                    // GPUs the run uses (<= the cluster's)
+  int sequence = 2048;                             // tokens per sample
+  int global_batch = 0;                            // samples per step
+  int micro_batch = 1;                             // samples per micro-batch per data-parallel replica
+  hw::Precision precision = hw::Precision::kBf16;  // GEMM precision (FP8: GEMMs only, as Transformer Engine)
+  Recompute recompute = Recompute::kSelective;
+  bool flash_attention = true;       // fused attention: no s x s scores in memory
+  double tokens = 0;                 // token budget for time-to-train (0: not asked)
+  double max_memory_fraction = 1.0;  // usable share of HBM
+
+  int micro_batches() const { return global_batch / (micro_batch * parallel.dp); }  // per replica per step
+};
+
+// Checks the strategy against the model, the batch and the GPU count; throws
+// std::invalid_argument with a message naming the key (e.g. "parallel.tp: ...").
+void check(const TrainingSpec& spec);
+
+// Layers of each pipeline stage: spec.parallel.stage_layers, or the layers spread as evenly as
+// possible with the remainder on the middle stages (the first and last also hold the
+// embedding and the output layer).
+std::vector<int> stage_layers(const TrainingSpec& spec);
+
+}  // namespace fathom::train

@@ -1,0 +1,107 @@
+#include "models/workloads/training/transformer.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace fathom::train {
+
+namespace {
+
+// A GeLU MLP marks a GPT layer: LayerNorm with bias and biased linear layers (the header).
+bool gpt_style(const TransformerSpec& s) { return s.mlp == MlpKind::kGelu; }
+
+// Parameters of one norm over h features: weight and bias (LayerNorm) or weight (RMSNorm).
+double norm_parameters(const TransformerSpec& s) { return (gpt_style(s) ? 2.0 : 1.0) * s.hidden; }
+
+std::optional<SpecViolation> positive(const char* field, int value) {
+  if (value > 0) return std::nullopt;
+  return SpecViolation{field, "a positive integer", std::to_string(value)};
+}
+
+}  // namespace
+
+std::optional<SpecViolation> first_violation(const TransformerSpec& s) {
+  const std::pair<const char*, int> sizes[] = {
+      {"layers", s.layers},     {"hidden", s.hidden}, {"ffn_hidden", s.ffn_hidden},     {"heads", s.heads},
+      {"kv_heads", s.kv_heads}, {"vocab", s.vocab},   {"max_sequence", s.max_sequence}, {"experts", s.experts},
+      {"top_k", s.top_k}};
+  for (const auto& [field, value] : sizes) {
+    if (auto v = positive(field, value)) return v;
+  }
+  if (s.hidden % s.heads != 0) {
+    return SpecViolation{"heads", "a divisor of hidden (" + std::to_string(s.hidden) + ")", std::to_string(s.heads)};
+  }
+  if (s.heads % s.kv_heads != 0) {
+    return SpecViolation{"kv_heads", "a divisor of heads (" + std::to_string(s.heads) + ")",
+                         std::to_string(s.kv_heads)};
+  }
+  if (s.top_k > s.experts) {
+    return SpecViolation{"top_k", "at most experts (" + std::to_string(s.experts) + ")", std::to_string(s.top_k)};
+  }
+  return std::nullopt;
+}
+
+void check(const TransformerSpec& s) {
+  if (auto v = first_violation(s)) {
+    throw std::invalid_argument(v->field + ": expected " + v->expected + ", found " + v->found);
+  }
+}
+
+int attention_head_dim(const TransformerSpec& s) { return s.hidden / s.heads; }
+
+int kv_dim(const TransformerSpec& s) { return s.kv_heads * attention_head_dim(s); }
+
+double embedding_parameter_count(const TransformerSpec& s) {
+  const double h = s.hidden;
+  double p = static_cast<double>(s.vocab) * h;
+  if (!s.tied_embeddings) p += static_cast<double>(s.vocab) * h;
+  if (s.position == PositionKind::kLearned) p += static_cast<double>(s.max_sequence) * h;
+  return p;
+}
+
+double attention_parameter_count(const TransformerSpec& s) {
+  const double h = s.hidden;
+  const double kv = kv_dim(s);
+  double p = 2.0 * h * h + 2.0 * h * kv;      // Q and O; K and V
+  if (gpt_style(s)) p += 2.0 * h + 2.0 * kv;  // biases of Q, O; K, V
+  return p;
+}
+
+double expert_parameter_count(const TransformerSpec& s) {
+  const double h = s.hidden;
+  const double f = s.ffn_hidden;
+  if (gpt_style(s)) return 2.0 * h * f + f + h;  // fc1 and fc2 with their biases
+  return 3.0 * h * f;                            // gate, up and down
+}
+
+double router_parameter_count(const TransformerSpec& s) {
+  return s.experts > 1 ? static_cast<double>(s.hidden) * s.experts : 0.0;
+}
+
+double layer_norm_parameter_count(const TransformerSpec& s) { return 2.0 * norm_parameters(s); }
+
+double final_norm_parameter_count(const TransformerSpec& s) { return norm_parameters(s); }
+
+namespace {
+
+// One layer with `experts_counted` of its MLPs.
+double layer_with(const TransformerSpec& s, int experts_counted) {
+  return attention_parameter_count(s) + layer_norm_parameter_count(s) + router_parameter_count(s) +
+         experts_counted * expert_parameter_count(s);
+}
+
+// Every parameter, with `experts_counted` MLPs per layer.
+double model_with(const TransformerSpec& s, int experts_counted) {
+  return embedding_parameter_count(s) + s.layers * layer_with(s, experts_counted) + final_norm_parameter_count(s);
+}
+
+}  // namespace
+
+double layer_parameter_count(const TransformerSpec& s) { return layer_with(s, s.experts); }
+
+double parameter_count(const TransformerSpec& s) { return model_with(s, s.experts); }
+
+double active_parameter_count(const TransformerSpec& s) { return model_with(s, s.top_k); }
+
+}  // namespace fathom::train

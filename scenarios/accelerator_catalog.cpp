@@ -1,0 +1,239 @@
+#include "scenarios/accelerator_catalog.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "scenarios/errors.hpp"
+#include "sim/time.hpp"
+
+namespace fathom::scenario {
+
+namespace {
+
+constexpr std::string_view kEfficiencyExpected = "a fraction above 0 and at most 1, such as 0.8 or 80%";
+
+// Reads a mapping's keys over a base value. In a catalog entry (`all`) every key is required,
+// so that no published figure silently falls back to a default; in a scenario's override only
+// the keys present are read.
+class FieldReader {
+ public:
+  FieldReader(MapReader& map, bool all) : map_(map), all_(all) {}
+
+  void flops(std::string_view key, double& flops) { flops = all_ ? map_.flops(key) : map_.flops(key, flops); }
+  void bandwidth(std::string_view key, double& bytes_per_s) {
+    bytes_per_s = all_ ? map_.bandwidth(key, Sign::kPositive) : map_.bandwidth(key, bytes_per_s, Sign::kPositive);
+  }
+  void bytes(std::string_view key, double& bytes) {
+    bytes = static_cast<double>(all_ ? map_.bytes(key, Sign::kPositive)
+                                     : map_.bytes(key, static_cast<std::int64_t>(bytes), Sign::kPositive));
+  }
+  void watts(std::string_view key, double& watts) { watts = all_ ? map_.watts(key) : map_.watts(key, watts); }
+  void seconds(std::string_view key, double& seconds) {
+    seconds = (all_ ? map_.duration(key) : map_.duration(key, sim::SimTime::from_seconds(seconds))).to_seconds();
+  }
+  void nanoseconds(std::string_view key, double& ns) {
+    const auto base = sim::SimTime::from_ns(std::llround(ns));
+    ns = static_cast<double>((all_ ? map_.duration(key) : map_.duration(key, base)).ns());
+  }
+  void positive_int(std::string_view key, int& value) {
+    value = all_ ? map_.positive_int(key) : map_.positive_int(key, value);
+  }
+  // A fraction of a peak: 0 would make a kernel or a transfer take forever, so it is rejected.
+  void efficiency(std::string_view key, double& fraction) {
+    const std::optional<ValueReader> value =
+        all_ ? std::optional<ValueReader>(map_.value(key, kEfficiencyExpected)) : map_.find(key);
+    if (!value) return;
+    const double f = value->fraction();
+    if (!(f > 0)) value->fail(std::string(kEfficiencyExpected));
+    fraction = f;
+  }
+
+ private:
+  MapReader& map_;
+  bool all_;
+};
+
+constexpr std::string_view kGemmCurveExpected =
+    "none, or a mapping of precision (bf16 or fp8) and points ([FLOPs, fraction] pairs, FLOPs increasing)";
+
+// `gemm_curve`: `none` (no curve: GEMMs use gemm_max and kernel_overhead), or
+// {precision: bf16|fp8, points: [[FLOPs, fraction], ...]} with FLOPs strictly increasing and
+// fractions above 0. Replaces the whole curve.
+void read_gemm_curve(const ValueReader& value, hw::DefaultEfficiencies& e) {
+  if (value.is_scalar() && value.node().Scalar() == "none") {
+    e.gemm_curve.clear();
+    return;
+  }
+  if (!value.is_map()) value.fail(std::string(kGemmCurveExpected));
+  MapReader map = value.map();
+  map.declare({"precision", "points"});
+  const std::string precision = map.one_of("precision", {"bf16", "fp8"});
+  const ListReader points = map.list("points");
+  map.finish();
+  if (points.empty()) points.fail("at least one [FLOPs, fraction] point");
+  std::vector<hw::GemmPoint> curve;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const ValueReader item = points.at(i);
+    constexpr std::string_view kPoint = "a point [FLOPs, fraction], such as [2147483648, 0.38]";
+    if (!item.is_list()) item.fail(std::string(kPoint));
+    const ListReader pair = item.list();
+    if (pair.size() != 2) item.fail(std::string(kPoint));
+    const ValueReader flops_value = pair.at(0);
+    const ValueReader fraction_value = pair.at(1);
+    const auto flops = static_cast<double>(flops_value.count(Sign::kPositive));
+    if (!curve.empty() && !(flops > curve.back().flops)) {
+      flops_value.fail("FLOPs above the previous point's (points sorted by increasing FLOPs)");
+    }
+    const double fraction = fraction_value.fraction();
+    if (!(fraction > 0)) fraction_value.fail(std::string(kEfficiencyExpected));
+    curve.push_back({flops, fraction});
+  }
+  e.gemm_curve = std::move(curve);
+  e.gemm_curve_precision = precision == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16;
+}
+
+double& peak(hw::AcceleratorSpec& a, hw::Precision p) { return a.peak_flops[static_cast<std::size_t>(p)]; }
+
+hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool all) {
+  FieldReader fields(map, all);
+  fields.flops("peak_fp32", peak(a, hw::Precision::kFp32));
+  fields.flops("peak_tf32", peak(a, hw::Precision::kTf32));
+  fields.flops("peak_bf16", peak(a, hw::Precision::kBf16));
+  fields.flops("peak_fp8", peak(a, hw::Precision::kFp8));
+  fields.bytes("hbm", a.hbm_bytes);
+  fields.bandwidth("hbm_bandwidth", a.hbm_bytes_per_s);
+  fields.watts("tdp", a.tdp_watts);
+
+  MapReader map_of_efficiencies = all ? map.child("efficiency") : map.optional_child("efficiency");
+  FieldReader eff(map_of_efficiencies, all);
+  hw::DefaultEfficiencies& e = a.efficiency;
+  eff.efficiency("gemm_max", e.gemm_max);
+  eff.seconds("kernel_overhead", e.kernel_overhead_s);
+  const std::optional<ValueReader> curve =
+      all ? std::optional<ValueReader>(map_of_efficiencies.value("gemm_curve", kGemmCurveExpected))
+          : map_of_efficiencies.find("gemm_curve");
+  if (curve) read_gemm_curve(*curve, e);
+  eff.efficiency("attention", e.attention);
+  eff.efficiency("hbm", e.hbm);
+  eff.efficiency("nvlink", e.nvlink);
+  eff.efficiency("nic", e.nic);
+  map_of_efficiencies.finish();
+  return a;
+}
+
+hw::SwitchSpec read_switch(MapReader& map, hw::SwitchSpec s, bool all) {
+  FieldReader fields(map, all);
+  fields.positive_int("radix", s.radix);
+  fields.bandwidth("port_bandwidth", s.port_bytes_per_s);
+  fields.nanoseconds("latency", s.latency_ns);
+  fields.watts("power", s.watts);
+  return s;
+}
+
+std::vector<hw::AcceleratorSpec> parse_accelerators() {
+  const Document doc = Document::parse(accelerator_catalog_text(), std::string(kAcceleratorCatalogFile));
+  MapReader root = doc.root();
+  std::vector<hw::AcceleratorSpec> accelerators;
+  for (const auto& item : doc.tree()) {
+    hw::AcceleratorSpec a;
+    a.name = item.first.Scalar();
+    MapReader fields = root.child(a.name);
+    a.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
+    a = read_accelerator(fields, std::move(a), true);
+    a.efficiency_source =
+        fields.required<std::string>("efficiency_source", "a string saying where each default efficiency comes from");
+    fields.finish();
+    accelerators.push_back(std::move(a));
+  }
+  root.finish();
+  return accelerators;
+}
+
+std::vector<hw::SwitchSpec> parse_switches() {
+  const Document doc = Document::parse(switch_catalog_text(), std::string(kSwitchCatalogFile));
+  MapReader root = doc.root();
+  std::vector<hw::SwitchSpec> switches;
+  for (const auto& item : doc.tree()) {
+    hw::SwitchSpec s;
+    s.name = item.first.Scalar();
+    MapReader fields = root.child(s.name);
+    s.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
+    s = read_switch(fields, std::move(s), true);
+    fields.finish();
+    switches.push_back(std::move(s));
+  }
+  root.finish();
+  return switches;
+}
+
+template <class T>
+const T* find_named(const std::vector<T>& entries, std::string_view name) {
+  for (const T& e : entries) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+template <class T>
+std::vector<std::string> names_of(const std::vector<T>& entries) {
+  std::vector<std::string> names;
+  names.reserve(entries.size());
+  for (const T& e : entries) names.push_back(e.name);
+  return names;
+}
+
+// The entry `value` names, or an error at `value` listing the names, with a "did you mean".
+template <class T>
+const T& named_entry(const std::vector<T>& entries, const ValueReader& value, std::string_view kind) {
+  const std::vector<std::string> names = names_of(entries);
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  const std::string expected = std::string(kind) + " of the hardware catalog (" + list + ")";
+  const auto name = value.as<std::string>(expected);
+  if (const T* e = find_named(entries, name)) return *e;
+  value.fail(expected, did_you_mean(name, names));
+}
+
+}  // namespace
+
+const std::vector<hw::AcceleratorSpec>& catalog_accelerators() {
+  static const std::vector<hw::AcceleratorSpec> accelerators = parse_accelerators();
+  return accelerators;
+}
+
+const hw::AcceleratorSpec* find_catalog_accelerator(std::string_view name) {
+  return find_named(catalog_accelerators(), name);
+}
+
+std::vector<std::string> catalog_accelerator_names() { return names_of(catalog_accelerators()); }
+
+const hw::AcceleratorSpec& catalog_accelerator(const ValueReader& value) {
+  return named_entry(catalog_accelerators(), value, "an accelerator");
+}
+
+hw::AcceleratorSpec read_accelerator_fields(MapReader& map, hw::AcceleratorSpec base) {
+  return read_accelerator(map, std::move(base), false);
+}
+
+const std::vector<hw::SwitchSpec>& catalog_switches() {
+  static const std::vector<hw::SwitchSpec> switches = parse_switches();
+  return switches;
+}
+
+const hw::SwitchSpec* find_catalog_switch(std::string_view name) { return find_named(catalog_switches(), name); }
+
+std::vector<std::string> catalog_switch_names() { return names_of(catalog_switches()); }
+
+const hw::SwitchSpec& catalog_switch(const ValueReader& value) {
+  return named_entry(catalog_switches(), value, "a switch");
+}
+
+hw::SwitchSpec read_switch_fields(MapReader& map, hw::SwitchSpec base) {
+  return read_switch(map, std::move(base), false);
+}
+
+}  // namespace fathom::scenario

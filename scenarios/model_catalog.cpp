@@ -1,0 +1,125 @@
+#include "scenarios/model_catalog.hpp"
+
+#include <string>
+#include <utility>
+
+namespace fathom::scenario {
+
+namespace {
+
+std::string_view mlp_name(train::MlpKind mlp) { return mlp == train::MlpKind::kGelu ? "gelu" : "swiglu"; }
+
+std::string_view position_name(train::PositionKind position) {
+  return position == train::PositionKind::kLearned ? "learned" : "rotary";
+}
+
+std::vector<train::TransformerSpec> parse_catalog() {
+  const Document doc = Document::parse(model_catalog_text(), std::string(kModelCatalogFile));
+  MapReader root = doc.root();
+  std::vector<train::TransformerSpec> models;
+  for (const auto& item : doc.tree()) {
+    const std::string name = item.first.Scalar();
+    MapReader fields = root.child(name);
+    const auto source =
+        fields.required<std::string>("source", "a string naming the paper or model card the shapes come from");
+    train::TransformerSpec spec = read_model_fields(fields, train::TransformerSpec{});
+    fields.finish();
+    spec.name = name;
+    spec.source = source;
+    models.push_back(std::move(spec));
+  }
+  root.finish();
+  return models;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The value of the key `field` names in `spec`, for a violation's message.
+int field_value(const train::TransformerSpec& spec, std::string_view field) {
+  if (field == "layers") return spec.layers;
+  if (field == "hidden") return spec.hidden;
+  if (field == "ffn_hidden") return spec.ffn_hidden;
+  if (field == "heads") return spec.heads;
+  if (field == "kv_heads") return spec.kv_heads;
+  if (field == "vocab") return spec.vocab;
+  if (field == "max_sequence") return spec.max_sequence;
+  if (field == "experts") return spec.experts;
+  return spec.top_k;
+}
+
+// Rejects `spec` for `violation`: at the key's value where `map` writes the key, else at
+// `map`, saying that the value came from the base model.
+[[noreturn]] void reject(MapReader& map, const train::TransformerSpec& spec, const train::SpecViolation& violation) {
+  if (map.has(violation.field)) map.fail(violation.field, violation.expected);
+  const std::string path = map.path().empty() ? violation.field : map.path() + "." + violation.field;
+  std::string hint = spec.name.empty() ? std::string("the value is the default")
+                                       : "the value comes from the base model " + quote_found(spec.name);
+  hint += "; set " + violation.field + " here too";
+  throw ScenarioError(map.location(), path, violation.expected,
+                      quote_found(std::to_string(field_value(spec, violation.field))), std::move(hint));
+}
+
+}  // namespace
+
+const std::vector<train::TransformerSpec>& catalog_models() {
+  static const std::vector<train::TransformerSpec> models = parse_catalog();
+  return models;
+}
+
+const train::TransformerSpec* find_catalog_model(std::string_view name) {
+  for (const auto& m : catalog_models()) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> catalog_model_names() {
+  std::vector<std::string> names;
+  for (const auto& m : catalog_models()) names.push_back(m.name);
+  return names;
+}
+
+const train::TransformerSpec& catalog_model(const ValueReader& value) {
+  const std::vector<std::string> names = catalog_model_names();
+  const std::string expected = "a model of the model zoo (" + joined(names) + ")";
+  const auto name = value.as<std::string>(expected);
+  if (const train::TransformerSpec* m = find_catalog_model(name)) return *m;
+  value.fail(expected, did_you_mean(name, names));
+}
+
+train::TransformerSpec read_model_fields(MapReader& map, train::TransformerSpec base) {
+  // A blank base requires every shape; over a filled one every key is optional.
+  const bool blank = base.layers == 0;
+  auto count = [&](std::string_view key, int fallback) {
+    return blank ? map.positive_int(key) : map.positive_int(key, fallback);
+  };
+  train::TransformerSpec s = std::move(base);
+  s.layers = count("layers", s.layers);
+  s.hidden = count("hidden", s.hidden);
+  s.ffn_hidden = count("ffn_hidden", s.ffn_hidden);
+  s.heads = count("heads", s.heads);
+  s.kv_heads = map.positive_int("kv_heads", blank ? s.heads : s.kv_heads);
+  s.vocab = count("vocab", s.vocab);
+  s.max_sequence = count("max_sequence", s.max_sequence);
+
+  const std::string mlp =
+      blank ? map.one_of("mlp", {"gelu", "swiglu"}) : map.one_of("mlp", {"gelu", "swiglu"}, mlp_name(s.mlp));
+  s.mlp = mlp == "gelu" ? train::MlpKind::kGelu : train::MlpKind::kSwiGlu;
+  const std::string position = blank ? map.one_of("position", {"learned", "rotary"})
+                                     : map.one_of("position", {"learned", "rotary"}, position_name(s.position));
+  s.position = position == "learned" ? train::PositionKind::kLearned : train::PositionKind::kRotary;
+  s.tied_embeddings =
+      blank ? map.required<bool>("tied_embeddings") : map.optional<bool>("tied_embeddings", s.tied_embeddings);
+
+  s.experts = map.positive_int("experts", blank ? 1 : s.experts);
+  s.top_k = map.positive_int("top_k", blank ? 1 : s.top_k);
+
+  if (auto violation = train::first_violation(s)) reject(map, s, *violation);
+  return s;
+}
+
+}  // namespace fathom::scenario

@@ -1,0 +1,173 @@
+// CollectiveTimer against closed forms: one collective alone (what `fathom nccl-tests` prints),
+// concurrent groups on disjoint links and on a shared NIC link, the memo, and its errors.
+#include "models/collectives/collective_timer.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "models/collectives/alpha_beta.hpp"
+#include "tests/collectives/dgx_cluster.hpp"
+#include "topologies/routing.hpp"
+
+using namespace fathom::coll;
+using fathom::coll::testing::dgx_spec;
+using fathom::topo::ClusterSpec;
+using fathom::topo::Router;
+using fathom::topo::VertexId;
+
+namespace {
+
+constexpr std::uint64_t kSeed = 11;
+constexpr double kMiB = 1024.0 * 1024;
+
+std::vector<VertexId> node_gpus(const fathom::topo::Topology& t, int node, int count) {
+  std::vector<VertexId> out;
+  for (int g = 0; g < count; ++g) out.push_back(t.at("n" + std::to_string(node) + ".gpu" + std::to_string(g)));
+  return out;
+}
+
+// Two nodes of 2 GPUs that share one NIC, on one leaf: GPU g of node 0 and GPU g of node 1
+// talk through n0.nic0 and n1.nic0 whatever g is.
+ClusterSpec shared_nic_spec() {
+  ClusterSpec spec;
+  spec.nodes = 2;
+  spec.node.gpus = 2;
+  spec.node.nics = 1;
+  spec.node.nvlink_bytes_per_s = 450e9;
+  spec.node.nvlink_latency_ns = 500;
+  spec.node.nic_bytes_per_s = 50e9;
+  spec.fabric.kind = fathom::topo::FabricKind::kFatTree;
+  spec.fabric.tiers = 2;
+  spec.fabric.hosts_per_leaf = 2;
+  spec.fabric.spines = 1;
+  spec.fabric.tier = {{50e9, 600}, {100e9, 700}};
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("time(): one collective alone is its closed form on the scaled cluster, plus launch") {
+  const CollectiveParams params;  // the documented defaults
+  CollectiveTimer timer(dgx_spec(1, /*nvls=*/true), params, kSeed);
+  const auto ranks = node_gpus(timer.topology(), 0, 8);
+  const double launch = static_cast<double>(params.launch_ns) * 1e-9;
+  const double alpha = static_cast<double>(params.alpha_ns) * 1e-9;
+
+  SUBCASE("ring, set by the caller: 2(n-1) steps of alpha + 2 NVLink hops + S/n at the ring's rate") {
+    const double bytes = 64 * kMiB;
+    const CollectiveTiming t = timer.time(Op::kAllReduce, ranks, bytes, Algorithm::kRing);
+    const double ring = 14 * (alpha + 1e-6 + bytes / 8 / (450e9 * params.efficiency.ring)) + launch;
+    CHECK(t.algorithm == Algorithm::kRing);
+    CHECK(t.reason == "set by caller");
+    CHECK(t.seconds == doctest::Approx(ring).epsilon(1e-3));
+    // The same through alpha_beta_seconds on the scaled topology.
+    Router router(timer.topology_for(Algorithm::kRing));
+    const double closed = alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, timer.topology_for(Algorithm::kRing),
+                                             router, timer.spec(ranks, bytes));
+    CHECK(t.seconds == doctest::Approx(closed + launch).epsilon(1e-3));
+  }
+  SUBCASE("NVLS, chosen: two pipelined stages of C slices of 128 KiB x 16 channels x 8 GPUs") {
+    for (double bytes : {64 * kMiB, 1024 * kMiB, 8192 * kMiB}) {
+      CAPTURE(bytes);
+      const CollectiveTiming t = timer.time(Op::kAllReduce, ranks, bytes);
+      CHECK(t.algorithm == Algorithm::kNvls);
+      CHECK(!t.reason.empty());
+      const double slice = 128.0 * 1024 * 16 * 8;
+      const double c = std::min(64.0, std::ceil(bytes / slice));
+      const double nvls = 2 * (alpha + 0.5e-6) + (c + 1) * (bytes / c) / (450e9 * params.efficiency.nvls) + launch;
+      CHECK(t.seconds == doctest::Approx(nvls).epsilon(1e-3));
+    }
+  }
+  SUBCASE("send/recv between two GPUs: one transfer") {
+    const double bytes = 16 * kMiB;
+    const CollectiveTiming t = timer.time(Op::kSendRecv, {ranks[0], ranks[5]}, bytes);
+    CHECK(t.algorithm == Algorithm::kDirect);
+    CHECK(t.seconds == doctest::Approx(alpha + 1e-6 + bytes / (450e9 * params.efficiency.ring) + launch).epsilon(1e-3));
+  }
+  SUBCASE("an algorithm that does not implement the op or fit the group throws") {
+    CHECK_THROWS_AS(timer.time(Op::kAllGather, ranks, kMiB, Algorithm::kNvls), std::invalid_argument);
+    CHECK_THROWS_AS(timer.time(Op::kAllReduce, node_gpus(timer.topology(), 0, 6), kMiB, Algorithm::kHalvingDoubling),
+                    std::invalid_argument);
+  }
+}
+
+TEST_CASE("time(): the memo returns identical results, and a fresh timer computes the same") {
+  CollectiveTimer timer(dgx_spec(2, true), CollectiveParams{}, kSeed);
+  const auto ranks = node_gpus(timer.topology(), 0, 8);
+  const CollectiveTiming a = timer.time(Op::kAllReduce, ranks, 32 * kMiB);
+  const CollectiveTiming b = timer.time(Op::kAllReduce, ranks, 32 * kMiB);
+  CHECK(a.seconds == b.seconds);
+  CHECK(a.algorithm == b.algorithm);
+  CHECK(a.reason == b.reason);
+  // An explicit algorithm is its own entry (its reason differs) but times the same DAG.
+  const CollectiveTiming c = timer.time(Op::kAllReduce, ranks, 32 * kMiB, a.algorithm);
+  CHECK(c.seconds == a.seconds);
+  CHECK(c.reason == "set by caller");
+  // Order of calls and a separate instance do not matter.
+  CollectiveTimer fresh(dgx_spec(2, true), CollectiveParams{}, kSeed);
+  fresh.time(Op::kAllGather, node_gpus(fresh.topology(), 1, 8), 4 * kMiB);
+  CHECK(fresh.time(Op::kAllReduce, ranks, 32 * kMiB).seconds == a.seconds);
+}
+
+TEST_CASE("time_concurrent(): groups on disjoint links take what each takes alone") {
+  CollectiveTimer timer(dgx_spec(2, true), CollectiveParams{}, kSeed);
+  const std::vector<std::vector<VertexId>> groups = {node_gpus(timer.topology(), 0, 8),
+                                                     node_gpus(timer.topology(), 1, 8)};
+  for (double bytes : {1 * kMiB, 256 * kMiB}) {
+    CAPTURE(bytes);
+    for (Op op : {Op::kAllReduce, Op::kAllGather}) {
+      const auto together = timer.time_concurrent(op, groups, bytes);
+      REQUIRE(together.size() == 2);
+      for (std::size_t k = 0; k < 2; ++k) {
+        const CollectiveTiming alone = timer.time(op, groups[k], bytes);
+        CHECK(together[k].algorithm == alone.algorithm);
+        CHECK(together[k].seconds == doctest::Approx(alone.seconds).epsilon(1e-6));
+      }
+    }
+  }
+}
+
+TEST_CASE("time_concurrent(): two rings across nodes that share one NIC link each get half of it") {
+  // Groups {n0.gpu0, n1.gpu0} and {n0.gpu1, n1.gpu1}: every message of both rings crosses
+  // n0.nic0 -> leaf or leaf -> n1.nic0 (and back), which run at 50e9 x nic efficiency; PCIe is
+  // per GPU and faster. A 2-rank ring all-reduce is 2 steps of S/2, each paying alpha and the
+  // route's latency once: alone T = 2 (alpha + L + S/2 / B), together T = 2 (alpha + L + S / B).
+  const CollectiveParams params;
+  CollectiveTimer timer(shared_nic_spec(), params, kSeed);
+  const auto& t = timer.topology();
+  const std::vector<std::vector<VertexId>> groups = {{t.at("n0.gpu0"), t.at("n1.gpu0")},
+                                                     {t.at("n0.gpu1"), t.at("n1.gpu1")}};
+  const double bytes = 256 * kMiB;
+  Router router(timer.topology_for(Algorithm::kRing));
+  const PathCost path = path_cost(timer.topology_for(Algorithm::kRing), router, groups[0][0], groups[0][1]);
+  const double b = 50e9 * params.efficiency.nic;
+  CHECK(path.bytes_per_s == doctest::Approx(b));
+  const double fixed =
+      static_cast<double>(params.launch_ns) * 1e-9 + 2 * static_cast<double>(params.alpha_ns + path.latency_ns) * 1e-9;
+  const double alone = fixed + 2 * (bytes / 2) / b;
+  const double shared = fixed + 2 * (bytes / 2) / (b / 2);
+  const CollectiveTiming one = timer.time(Op::kAllReduce, groups[0], bytes, Algorithm::kRing);
+  CHECK(one.seconds == doctest::Approx(alone).epsilon(1e-3));
+  const auto both = timer.time_concurrent(Op::kAllReduce, groups, bytes, Algorithm::kRing);
+  REQUIRE(both.size() == 2);
+  for (const CollectiveTiming& g : both) CHECK(g.seconds == doctest::Approx(shared).epsilon(1e-3));
+  MESSAGE("two rings sharing a NIC link: " << both[0].seconds / one.seconds << "x slower than one alone (predicted "
+                                           << shared / alone << ")");
+  // Memoized like time().
+  const auto again = timer.time_concurrent(Op::kAllReduce, groups, bytes, Algorithm::kRing);
+  CHECK(again[0].seconds == both[0].seconds);
+  CHECK(again[1].seconds == both[1].seconds);
+}
+
+TEST_CASE("time_concurrent(): groups must get the same algorithm") {
+  CollectiveTimer timer(dgx_spec(2, true), CollectiveParams{}, kSeed);
+  const auto& t = timer.topology();
+  // One node's 8 GPUs choose NVLS; a group across both nodes does not.
+  const std::vector<std::vector<VertexId>> groups = {node_gpus(t, 0, 8),
+                                                     {t.at("n1.gpu0"), t.at("n1.gpu1"), t.at("n0.gpu7")}};
+  CHECK_THROWS_AS(timer.time_concurrent(Op::kAllReduce, groups, 64 * kMiB), std::invalid_argument);
+  CHECK(timer.time_concurrent(Op::kAllReduce, {}, 64 * kMiB).empty());
+}

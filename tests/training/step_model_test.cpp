@@ -1,0 +1,164 @@
+// The training-step model end to end on small clusters: a one-GPU step is the sum of its
+// kernels; simulating replica 0 equals simulating every replica; the data-parallel closed form
+// equals running the hierarchical all-reduce DAGs of every group over the flow network; a
+// strategy that does not fit is reported, not simulated; and the same inputs give the same
+// fingerprint.
+#include "models/workloads/training/step_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include "../collectives/dgx_cluster.hpp"
+#include "models/collectives/collective_timer.hpp"
+#include "models/compute/roofline.hpp"
+#include "models/workloads/training/layer_work.hpp"
+#include "models/workloads/training/placement.hpp"
+#include "models/workloads/training/step_comms.hpp"
+
+using namespace fathom;
+using namespace fathom::train;
+
+namespace {
+
+hw::AcceleratorSpec h100() {
+  hw::AcceleratorSpec a;
+  a.name = "test-h100";
+  a.peak_flops = {67e12, 494e12, 989e12, 1979e12};
+  a.hbm_bytes = 80e9;
+  a.hbm_bytes_per_s = 3.35e12;
+  a.efficiency.gemm_max = 0.8;
+  a.efficiency.kernel_overhead_s = 5e-6;
+  a.efficiency.attention = 0.5;
+  a.efficiency.hbm = 0.85;
+  return a;
+}
+
+TransformerSpec small_model() {
+  TransformerSpec m;
+  m.name = "small";
+  m.layers = 8;
+  m.hidden = 2048;
+  m.ffn_hidden = 8192;
+  m.heads = 16;
+  m.kv_heads = 4;
+  m.vocab = 32000;
+  m.max_sequence = 4096;
+  m.mlp = MlpKind::kSwiGlu;
+  m.position = PositionKind::kRotary;
+  return m;
+}
+
+TrainingSpec spec_for(int gpus, int tp, int pp, int batch) {
+  TrainingSpec s;
+  s.model = small_model();
+  s.gpus = gpus;
+  s.parallel.tp = tp;
+  s.parallel.pp = pp;
+  s.parallel.dp = gpus / (tp * pp);
+  s.parallel.sequence_parallel = tp > 1;
+  s.sequence = 2048;
+  s.global_batch = batch;
+  s.micro_batch = 1;
+  return s;
+}
+
+double phase_seconds(const Phase& p, const hw::AcceleratorSpec& a) {
+  double t = 0;
+  for (const auto& k : p.kernels) t += compute::kernel_seconds(a, hw::Precision::kBf16, k);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("one GPU: the step is every micro-batch's kernels plus the optimizer, to the nanosecond") {
+  const auto cluster = coll::testing::dgx_spec(1, false);
+  TrainingSpec s = spec_for(1, 1, 1, 4);
+  const auto a = h100();
+  const TrainingResult r = simulate_training_step(s, a, cluster, {}, 1);
+  REQUIRE(r.simulated);
+  const LayerWork layer = transformer_layer_work(s);
+  const LayerWork emb = embedding_work(s);
+  const LayerWork out = output_layer_work(s);
+  const double forward =
+      s.model.layers * phase_seconds(layer.forward, a) + phase_seconds(emb.forward, a) + phase_seconds(out.forward, a);
+  const double backward = s.model.layers * (phase_seconds(layer.backward, a) + phase_seconds(layer.recompute, a)) +
+                          phase_seconds(emb.backward, a) + phase_seconds(out.backward, a);
+  const double pass_ns = std::round(forward * 1e9) + std::round(backward * 1e9);
+  const double expected = (4 * pass_ns + std::round(r.breakdown.optimizer * 1e9)) * 1e-9;
+  CHECK(r.step_seconds == doctest::Approx(expected).epsilon(1e-9));
+  CHECK(r.breakdown.tp == 0);
+  CHECK(r.breakdown.bubble == doctest::Approx(0).epsilon(1e-12));
+  CHECK(r.breakdown.total() == doctest::Approx(r.step_seconds).epsilon(1e-9));
+}
+
+TEST_CASE("replica 0 stands for all: simulating every replica gives the same step") {
+  // 4 nodes: TP 4 and PP 2 inside a node, 4 replicas; then PP across nodes (order tp, dp, pp).
+  const auto cluster = coll::testing::dgx_spec(4, false);
+  for (bool pp_outer : {false, true}) {
+    CAPTURE(pp_outer);
+    TrainingSpec s = spec_for(32, 4, 2, 64);
+    if (pp_outer) s.parallel.order = {Dim::kTp, Dim::kCp, Dim::kEp, Dim::kDp, Dim::kPp};
+    const TrainingResult one = simulate_training_step(s, h100(), cluster, {}, 7);
+    const TrainingResult all = simulate_training_step(s, h100(), cluster, {}, 7, StepOptions{true});
+    CHECK(one.step_seconds == all.step_seconds);
+    CHECK(one.breakdown.compute == all.breakdown.compute);
+    CHECK(one.breakdown.tp == all.breakdown.tp);
+    CHECK(one.breakdown.dp == all.breakdown.dp);
+    CHECK(one.breakdown.bubble == all.breakdown.bubble);
+    CHECK(one.breakdown.total() == doctest::Approx(one.step_seconds).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("the data-parallel closed form equals the hierarchical DAGs of every group run together") {
+  // 4 nodes; TP 8 fills a node, so each of the 8 rails is one data-parallel group of 4 GPUs,
+  // and the 8 groups share the leaf-spine links.
+  for (double leaf_up : {8 * 50e9, 2 * 50e9}) {
+    CAPTURE(leaf_up);
+    const auto cluster = coll::testing::dgx_spec(4, false, leaf_up);
+    coll::CollectiveParams params;
+    StepComms comms(cluster, params, 3);
+    coll::CollectiveTimer timer(cluster, params, 3);
+    const topo::Topology& t = timer.topology();
+    std::vector<std::vector<topo::VertexId>> groups;
+    for (int rail = 0; rail < 8; ++rail) {
+      std::vector<topo::VertexId> g;
+      for (int node = 0; node < 4; ++node)
+        g.push_back(t.at("n" + std::to_string(node) + ".gpu" + std::to_string(rail)));
+      groups.push_back(g);
+    }
+    const int id = comms.add_groups(groups);
+    for (double bytes : {64e6, 1e9}) {
+      CAPTURE(bytes);
+      const double closed = comms.data_parallel(coll::Op::kAllReduce, id, bytes);
+      const auto dag = timer.time_concurrent(coll::Op::kAllReduce, groups, bytes, coll::Algorithm::kRing);
+      double slowest = 0;
+      for (const auto& g : dag) slowest = std::max(slowest, g.seconds);
+      MESSAGE("closed form ", closed, " s, DAGs ", slowest, " s");
+      CHECK(closed == doctest::Approx(slowest).epsilon(0.02));
+    }
+  }
+}
+
+TEST_CASE("a strategy that does not fit in memory is reported with its numbers and not simulated") {
+  const auto cluster = coll::testing::dgx_spec(1, false);
+  TrainingSpec s = spec_for(8, 1, 1, 64);
+  s.model.layers = 200;
+  s.model.hidden = 8192;
+  s.model.ffn_hidden = 28672;
+  s.model.heads = 64;
+  s.model.kv_heads = 8;
+  const TrainingResult r = simulate_training_step(s, h100(), cluster, {}, 1);
+  CHECK_FALSE(r.simulated);
+  CHECK_FALSE(r.memory.fits);
+  CHECK(r.memory.peak_bytes > r.memory.capacity_bytes);
+  CHECK(r.step_seconds == 0);
+}
+
+TEST_CASE("determinism: the same inputs give the same fingerprint and step") {
+  const auto cluster = coll::testing::dgx_spec(4, true);
+  TrainingSpec s = spec_for(32, 8, 2, 32);
+  const TrainingResult a = simulate_training_step(s, h100(), cluster, {}, 11);
+  const TrainingResult b = simulate_training_step(s, h100(), cluster, {}, 11);
+  CHECK(a.fingerprint == b.fingerprint);
+  CHECK(a.step_seconds == b.step_seconds);
+  CHECK(a.fingerprint != 0);
+}
