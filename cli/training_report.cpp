@@ -139,6 +139,8 @@ void write_json(std::ostream& out, const scenario::Scenario& s, const topo::Topo
   j.value(s.cluster.node.gpus);
   j.key("accelerator");
   j.value(s.accelerator.name);
+  j.key("local_nvme_bytes_per_node");
+  j.value(s.cluster.node.local_nvme_bytes);
   j.end_object();
   j.key("workload");
   j.begin_object();

@@ -72,6 +72,7 @@ topo::NodeSpec read_node_fields(MapReader& node, topo::NodeSpec n) {
   n.pcie_bytes_per_s = node.bandwidth("pcie_bandwidth", n.pcie_bytes_per_s);
   n.pcie_latency_ns = node.duration("pcie_latency", sim::SimTime::from_ns(n.pcie_latency_ns)).ns();
   n.nic_bytes_per_s = node.bandwidth("nic_bandwidth", n.nic_bytes_per_s);
+  n.local_nvme_bytes = static_cast<double>(node.bytes("local_nvme", static_cast<std::int64_t>(n.local_nvme_bytes)));
   return n;
 }
 

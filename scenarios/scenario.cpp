@@ -393,9 +393,19 @@ void check_training(const Scenario& s) {
       at = cut == std::string::npos ? std::string() : at.substr(0, cut);
     }
     const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
-    const auto written = s.written.find(key);
-    throw ScenarioError(where, key, colon == std::string::npos ? message : message.substr(colon + 2),
-                        written != s.written.end() ? quote_found(written->second) : "the values above");
+    // train::check() writes "expected X, found Y" or "expected X"; split it so that the error
+    // reads as every other scenario error does.
+    std::string expected = colon == std::string::npos ? message : message.substr(colon + 2);
+    std::string found;
+    if (expected.rfind("expected ", 0) == 0) expected = expected.substr(9);
+    if (const auto f = expected.rfind(", found "); f != std::string::npos) {
+      found = expected.substr(f + 8);
+      expected.resize(f);
+    } else {
+      const auto written = s.written.find(key);
+      found = written != s.written.end() ? quote_found(written->second) : "a value that does not fit the others";
+    }
+    throw ScenarioError(where, key, expected, found);
   }
 }
 
@@ -428,8 +438,9 @@ void read_expect(Scenario& s, MapReader e) {
       } else if (key == "peak_memory_per_rank") {
         x.value = static_cast<double>(parse_bytes(rest));
       } else {
-        x.value = parse_number(rest, Sign::kNonNegative);
-        if (key == "mfu" && !rest.empty() && rest.back() == '%') x.value /= 100;
+        const bool percent = key == "mfu" && !rest.empty() && rest.back() == '%';
+        x.value = parse_number(percent ? rest.substr(0, rest.size() - 1) : rest, Sign::kNonNegative);
+        if (percent) x.value /= 100;
       }
     } catch (const std::invalid_argument& err) {
       v->fail(what + " (" + err.what() + ")");
@@ -548,6 +559,18 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   if (!s.expectations.empty() && s.workload != WorkloadKind::kTraining) {
     throw ScenarioError(s.expectations.front().where, "expect." + s.expectations.front().key,
                         "criteria only with workload kind: training", quote_found(s.expectations.front().text));
+  }
+  for (const auto& e : s.expectations) {
+    if (e.key == "time_to_train" && !(s.training.tokens > 0)) {
+      throw ScenarioError(e.where, "expect.time_to_train", "a token budget to train for (workload.tokens)",
+                          "no workload.tokens", "add tokens: (e.g. 15e12) under workload");
+    }
+  }
+  if ((!s.output_json.empty() || !s.output_trace.empty()) && s.workload != WorkloadKind::kTraining) {
+    const auto it = s.locations.find("output");
+    throw ScenarioError(it != s.locations.end() ? it->second : Location{s.file, 0, 0}, "output",
+                        "output files only with workload kind: training", "an output section",
+                        "traffic scenarios write CSVs with --flows-out and --links-out");
   }
   return s;
 }

@@ -20,6 +20,7 @@ struct NodeSpec {
   double pcie_bytes_per_s = 64e9;        // GPU <-> NIC, per direction
   std::int64_t pcie_latency_ns = 200;
   double nic_bytes_per_s = 50e9;  // NIC line rate, per direction (400 Gb/s = 50e9)
+  double local_nvme_bytes = 0;    // local NVMe capacity (reported; storage tiers are not simulated yet)
 };
 
 // A switch tier above the endpoints: tier 1 = leaves (top of rack), 2 = spines, 3 = cores.

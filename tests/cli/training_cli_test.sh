@@ -44,6 +44,12 @@ check "a failed expectation exits 1" test "$rc" -eq 1
 check "and is reported as FAIL" grep -qE '^  FAIL mfu' <<<"$out"
 check "and the JSON is still written, with pass false" grep -q '"pass": false' "$tmp/fail.json"
 
+"$fathom" simulate "$pilot" --set 'expect.mfu=">= 1%"' >/dev/null 2>&1; rc=$?
+check "an MFU criterion in percent is read" test "$rc" -eq 0
+err=$("$fathom" simulate "$pilot" --set 'expect.time_to_train="<= 1d"' --set workload.tokens=0 2>&1); rc=$?
+check "time_to_train without a token budget is bad input" test "$rc" -eq 2
+check "and says what is missing" grep -q 'workload.tokens' <<<"$err"
+
 # Malformed scenarios: each exits 2, names the place and the key, and touches no output.
 base() {  # the pilot with one line replaced: base PATTERN REPLACEMENT
   sed "s|$1|$2|" "$pilot"

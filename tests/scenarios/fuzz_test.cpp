@@ -11,6 +11,7 @@
 #include "scenarios/units.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "tests/scenarios/toy_schema.hpp"
+#include "tests/support/fuzz_rng.hpp"
 
 using fathom::scenario::Document;
 using fathom::scenario::ScenarioError;
@@ -21,21 +22,7 @@ using fathom::scenario::test::read_toy;
 
 namespace {
 
-// SplitMix64: the same sequence on every platform, unlike std::uniform_int_distribution.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
-
- private:
-  std::uint64_t state_;
-};
+using Rng = fathom::test::FuzzRng;
 
 // Bytes and tokens that YAML and the unit parsers give meaning to.
 const std::vector<std::string> kTokens = {"\n",       "\t",     " ",

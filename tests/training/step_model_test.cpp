@@ -108,33 +108,52 @@ TEST_CASE("replica 0 stands for all: simulating every replica gives the same ste
   }
 }
 
-TEST_CASE("the data-parallel closed form equals the hierarchical DAGs of every group run together") {
-  // 4 nodes; TP 8 fills a node, so each of the 8 rails is one data-parallel group of 4 GPUs,
-  // and the 8 groups share the leaf-spine links.
-  for (double leaf_up : {8 * 50e9, 2 * 50e9}) {
-    CAPTURE(leaf_up);
-    const auto cluster = coll::testing::dgx_spec(4, false, leaf_up);
-    coll::CollectiveParams params;
-    StepComms comms(cluster, params, 3);
-    coll::CollectiveTimer timer(cluster, params, 3);
-    const topo::Topology& t = timer.topology();
-    std::vector<std::vector<topo::VertexId>> groups;
+// Groups of GPUs named (node, gpu) on `cluster`, their all-reduce by the closed form and by
+// running every group's DAG with `algorithm` together: the two must agree.
+static void check_closed_form(const topo::ClusterSpec& cluster,
+                              const std::vector<std::vector<std::pair<int, int>>>& members, coll::Algorithm algorithm) {
+  coll::CollectiveParams params;
+  StepComms comms(cluster, params, 3);
+  coll::CollectiveTimer timer(cluster, params, 3);
+  const topo::Topology& t = timer.topology();
+  std::vector<std::vector<topo::VertexId>> groups;
+  for (const auto& group : members) {
+    std::vector<topo::VertexId> g;
+    for (auto [node, gpu] : group) g.push_back(t.at("n" + std::to_string(node) + ".gpu" + std::to_string(gpu)));
+    groups.push_back(g);
+  }
+  const int id = comms.add_groups(groups);
+  for (double bytes : {64e6, 1e9}) {
+    CAPTURE(bytes);
+    const double closed = comms.data_parallel(coll::Op::kAllReduce, id, bytes);
+    double slowest = 0;
+    for (const auto& g : timer.time_concurrent(coll::Op::kAllReduce, groups, bytes, algorithm)) {
+      slowest = std::max(slowest, g.seconds);
+    }
+    MESSAGE("closed form ", closed, " s, DAGs ", slowest, " s");
+    CHECK(closed == doctest::Approx(slowest).epsilon(0.02));
+  }
+}
+
+TEST_CASE("the data-parallel closed form equals the DAGs of every group run together") {
+  SUBCASE("one rank per node: TP 8 fills a node, each rail is a group; the 8 groups share the uplinks") {
+    std::vector<std::vector<std::pair<int, int>>> rails(8);
     for (int rail = 0; rail < 8; ++rail) {
-      std::vector<topo::VertexId> g;
-      for (int node = 0; node < 4; ++node)
-        g.push_back(t.at("n" + std::to_string(node) + ".gpu" + std::to_string(rail)));
-      groups.push_back(g);
+      for (int node = 0; node < 4; ++node) rails[static_cast<std::size_t>(rail)].emplace_back(node, rail);
     }
-    const int id = comms.add_groups(groups);
-    for (double bytes : {64e6, 1e9}) {
-      CAPTURE(bytes);
-      const double closed = comms.data_parallel(coll::Op::kAllReduce, id, bytes);
-      const auto dag = timer.time_concurrent(coll::Op::kAllReduce, groups, bytes, coll::Algorithm::kRing);
-      double slowest = 0;
-      for (const auto& g : dag) slowest = std::max(slowest, g.seconds);
-      MESSAGE("closed form ", closed, " s, DAGs ", slowest, " s");
-      CHECK(closed == doctest::Approx(slowest).epsilon(0.02));
+    for (double leaf_up : {8 * 50e9, 2 * 50e9}) {
+      CAPTURE(leaf_up);
+      check_closed_form(coll::testing::dgx_spec(4, false, leaf_up), rails, coll::Algorithm::kRing);
     }
+  }
+  SUBCASE("two ranks per node: TP 4, each group holds GPUs j and j + 4 of every node (hierarchical)") {
+    std::vector<std::vector<std::pair<int, int>>> lanes(4);
+    for (int lane = 0; lane < 4; ++lane) {
+      for (int node = 0; node < 4; ++node) {
+        for (int gpu : {lane, lane + 4}) lanes[static_cast<std::size_t>(lane)].emplace_back(node, gpu);
+      }
+    }
+    check_closed_form(coll::testing::dgx_spec(4, false), lanes, coll::Algorithm::kHierarchical);
   }
 }
 

@@ -140,7 +140,9 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
   fwd.kernels.push_back(norm);
   tp_gather(fwd, spec, act);
   const bool moe = m.experts > 1;
-  const double moe_bytes = kAct * s.expert_tokens * s.h;  // tokens sent to their experts, per rank
+  // Tokens sent to their experts, per rank: with sequence parallelism each TP rank dispatches
+  // its 1/t of the tokens.
+  const double moe_bytes = kAct * s.expert_tokens * s.h * (s.ew_tokens / s.tokens);
   Kernel router{};
   if (moe) {
     router = gemm("router", s.tokens, s.h, m.experts);

@@ -74,8 +74,9 @@ MemoryReport memory_per_rank(const TrainingSpec& spec, const hw::AcceleratorSpec
     mem.weights = 2 * mem.parameters / (p.zero_stage >= 3 ? dp : 1);
     mem.gradients = 4 * mem.parameters / (p.zero_stage >= 2 ? dp : 1);
     mem.optimizer = 12 * mem.parameters / (p.zero_stage >= 1 ? dp : 1);
-    const double chunk_layers = static_cast<double>(layers[su]) / p.virtual_stages;
-    mem.activations = layer_activation_bytes(spec) * chunk_layers * in_flight[su];
+    // In-flight chunks counted at the largest chunk's layers (an upper bound when uneven).
+    const int chunk = chunk_layers(layers[su], p.virtual_stages, 0);
+    mem.activations = layer_activation_bytes(spec) * chunk * in_flight[su];
     if (s == p.pp - 1) {
       // FP32 logits and their gradient for the micro-batch at the output layer.
       mem.activations += 2 * 4 * tokens * static_cast<double>(m.vocab) / p.tp;

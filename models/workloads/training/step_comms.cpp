@@ -141,14 +141,18 @@ const StepComms::Round& StepComms::round(const std::vector<FlowPair>& flows) {
   ids.reserve(flows.size());
   for (const auto& r : local_routes) ids.push_back(network.add_flow(r, 1.0, sim::SimTime{}));
   network.update(sim::SimTime{});
+  // The achievable share of a flow's max-min rate: the NIC efficiency when its route leaves
+  // the node (PCIe, NICs and fabric run at it, docs/nccl-tests.md), the ring's NVLink
+  // efficiency when it stays on NVLink.
   double slowest = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < flows.size(); ++i) {
     if (flows[i].first == flows[i].second) continue;
-    slowest = std::min(slowest, network.rate_bytes_per_s(ids[i]));
+    bool nvlink_only = true;
+    for (auto l : result.routes[i]) nvlink_only = nvlink_only && t.link(l).cls == topo::LinkClass::kNvLink;
+    const double share = nvlink_only ? params_.efficiency.ring : params_.efficiency.nic;
+    slowest = std::min(slowest, network.rate_bytes_per_s(ids[i]) * share);
   }
-  // Every flow of a data-parallel round crosses PCIe, NICs and fabric links, which all run at
-  // the NIC efficiency (docs/nccl-tests.md), so the max-min rates scale by it uniformly.
-  result.seconds_per_byte = std::isfinite(slowest) ? 1.0 / (slowest * params_.efficiency.nic) : 0.0;
+  result.seconds_per_byte = std::isfinite(slowest) ? 1.0 / slowest : 0.0;
   return rounds_.emplace(flows, std::move(result)).first->second;
 }
 
@@ -210,12 +214,17 @@ StepComms::DataParallelCost StepComms::time_data_parallel(coll::Op op,
     const double step_s = static_cast<double>(params_.alpha_ns + r.latency_ns) * 1e-9 + piece * r.seconds_per_byte;
     seconds = steps * step_s;
     cost.bytes_per_flow = steps * piece;
+    // One launch for the whole collective: the intra-node phases' timings include one each.
+    seconds += static_cast<double>(params_.launch_ns) * 1e-9;
     if (g > 1) {
       // Intra-node phases on one node (every node's phase runs on its own NVLink links).
-      if (op != coll::Op::kAllGather) seconds += timer_.time(coll::Op::kReduceScatter, nodes0.front(), bytes).seconds;
-      if (op != coll::Op::kReduceScatter) seconds += timer_.time(coll::Op::kAllGather, nodes0.front(), bytes).seconds;
-    } else {
-      seconds += static_cast<double>(params_.launch_ns) * 1e-9;
+      const double launch = static_cast<double>(params_.launch_ns) * 1e-9;
+      if (op != coll::Op::kAllGather) {
+        seconds += timer_.time(coll::Op::kReduceScatter, nodes0.front(), bytes).seconds - launch;
+      }
+      if (op != coll::Op::kReduceScatter) {
+        seconds += timer_.time(coll::Op::kAllGather, nodes0.front(), bytes).seconds - launch;
+      }
     }
   }
   return cost;

@@ -1,6 +1,9 @@
 // The communication a training step needs, timed on the cluster's topology:
-//   - collectives inside a small group (TP, CP, EP, pipeline sends) by running their transfer
-//     DAGs over the flow-level network (coll::CollectiveTimer), once per distinct call;
+//   - collectives inside a small group (TP, EP) by running their transfer DAGs over the
+//     flow-level network (coll::CollectiveTimer), once per distinct call;
+//   - point-to-point exchanges that run all at once (pipeline sends, ring attention's K/V
+//     blocks) by one max-min round of their flows: alpha + route latency + bytes at the
+//     slowest flow's rate;
 //   - data-parallel collectives, whose groups span the whole cluster, by their hierarchical
 //     closed form (intra-node reduce-scatter, a ring across nodes on every rail, intra-node
 //     all-gather) with the ring's per-step rate taken from one max-min round of every

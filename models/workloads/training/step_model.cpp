@@ -46,7 +46,11 @@ class StepBuilder {
  public:
   StepBuilder(const TrainingSpec& spec, const hw::AcceleratorSpec& acc, const topo::ClusterSpec& cluster,
               const coll::CollectiveParams& params, std::uint64_t seed)
-      : spec_(spec), acc_(acc), comms_(cluster, params, seed), placement_(spec, comms_.topology()) {}
+      : spec_(spec),
+        acc_(acc),
+        comms_(cluster, params, seed),
+        placement_(spec, comms_.topology()),
+        stage_layers_(stage_layers(spec)) {}
 
   TrainingResult run(bool every_replica);
 
@@ -58,6 +62,20 @@ class StepBuilder {
     Coord c = replica_;
     c[static_cast<std::size_t>(Dim::kPp)] = stage;
     return c;
+  }
+
+  // Parameters one rank holds for model chunk `chunk` of stage `stage` (TP and EP shards):
+  // its layers, plus the embedding on the first virtual stage and the output layer on the last.
+  double chunk_parameters(int stage, int chunk) const {
+    const ParallelSpec& par = spec_.parallel;
+    const int layers = chunk_layers(stage_layers_[static_cast<std::size_t>(stage)], par.virtual_stages, chunk);
+    double n = layer_parameters_per_rank(spec_) * layers;
+    const double embedding = static_cast<double>(spec_.model.vocab) * spec_.model.hidden / par.tp;
+    if (stage == 0 && chunk == 0) n += embedding;
+    if (stage == par.pp - 1 && chunk == par.virtual_stages - 1 && (!spec_.model.tied_embeddings || par.pp > 1)) {
+      n += embedding;
+    }
+    return n;
   }
 
   struct ReplicaRun {
@@ -73,6 +91,7 @@ class StepBuilder {
   const hw::AcceleratorSpec& acc_;
   StepComms comms_;
   Placement placement_;
+  std::vector<int> stage_layers_;
   Groups groups_;
   Coord replica_{};  // its (ep, dp) coordinates; the others are 0
   std::map<std::string, std::string> notes_;
@@ -126,14 +145,6 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
   const int m = spec_.micro_batches();
   const std::vector<int> layers = stage_layers(spec_);
   const bool has_dp = par.dp > 1;
-  const double per_layer_params = layer_parameters_per_rank(spec_);
-  const double embedding_params = static_cast<double>(spec_.model.vocab) * spec_.model.hidden / par.tp;
-  auto chunk_params = [&](int s, int c) {
-    double n = per_layer_params * layers[static_cast<std::size_t>(s)] / v;
-    if (s == 0 && c == 0) n += embedding_params;
-    if (s == p - 1 && c == v - 1 && (!spec_.model.tied_embeddings || p > 1)) n += embedding_params;
-    return n;
-  };
   // The replica's stage-0 groups stand for every stage's (same shape inside their nodes under
   // the default placement).
   groups_ = Groups{};
@@ -210,9 +221,9 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
 
   for (int s = 0; s < p; ++s) {
     for (int c = 0; c < v; ++c) {
-      const double chunk_layers = static_cast<double>(layers[static_cast<std::size_t>(s)]) / v;
-      PassParts f = layer_fwd.scaled(chunk_layers);
-      PassParts b = layer_bwd.scaled(chunk_layers);
+      const double layers_here = chunk_layers(layers[static_cast<std::size_t>(s)], v, c);
+      PassParts f = layer_fwd.scaled(layers_here);
+      PassParts b = layer_bwd.scaled(layers_here);
       if (s == 0 && c == 0) {
         f += emb_fwd;
         b += emb_bwd;
@@ -235,9 +246,10 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
         // the backward, prefetched behind the pass's own work.
         const double share = 1.0 / p;
         const double gather =
-            comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * chunk_params(s, c), 2 * m * share);
+            comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * chunk_parameters(s, c), 2 * m * share);
         const double scatter =
-            comms_.data_parallel(coll::Op::kReduceScatter, dp_groups, 4 * chunk_params(s, c), m * share);
+            comms_.data_parallel(coll::Op::kReduceScatter, dp_groups,
+                                                     par.grad_reduce_bytes * chunk_parameters(s, c), m * share);
         f.dp += std::max(0.0, gather - f.total());
         b.dp += std::max(0.0, gather + scatter - b.total());
       }
@@ -272,14 +284,6 @@ TrainingResult StepBuilder::run(bool every_replica) {
   if (!result.memory.fits) return result;
   result.simulated = true;
 
-  const double per_layer_params = layer_parameters_per_rank(spec_);
-  const double embedding_params = static_cast<double>(spec_.model.vocab) * spec_.model.hidden / par.tp;
-  auto chunk_params = [&](int s, int c) {
-    double n = per_layer_params * layers[static_cast<std::size_t>(s)] / v;
-    if (s == 0 && c == 0) n += embedding_params;
-    if (s == p - 1 && c == v - 1 && (!spec_.model.tied_embeddings || p > 1)) n += embedding_params;
-    return n;
-  };
   // Data-parallel groups of every stage: they reduce at about the same time and share the fabric.
   std::vector<std::vector<topo::VertexId>> all_dp_groups;
   for (int s = 0; s < p; ++s) {
@@ -384,7 +388,7 @@ TrainingResult StepBuilder::run(bool every_replica) {
         for (const auto& pt : passes) {
           if (!pt.pass.forward && pt.pass.chunk == c) last = &pt;
         }
-        const double params = chunk_params(s, c);
+        const double params = chunk_parameters(s, c);
         const double bytes = params * grad_bytes;
         const int buckets = std::max(1, static_cast<int>(std::ceil(bytes / par.bucket_bytes)));
         for (int k = 0; k < buckets; ++k) {
@@ -405,7 +409,7 @@ TrainingResult StepBuilder::run(bool every_replica) {
     bd.dp += (end - stage.pipeline_finish).to_seconds();
     // Optimizer over this rank's shard.
     double local_params = 0;
-    for (int c = 0; c < v; ++c) local_params += chunk_params(s, c);
+    for (int c = 0; c < v; ++c) local_params += chunk_parameters(s, c);
     const double shard = par.zero_stage >= 1 ? local_params / par.dp : local_params;
     const compute::Kernel adam{"optimizer", compute::KernelKind::kMemory, 0, shard * optimizer_bytes_per_param};
     stage.optimizer_start = end;
@@ -451,7 +455,8 @@ TrainingResult StepBuilder::run(bool every_replica) {
     result.gpu_hours = result.time_to_train_s * gpus / 3600.0;
   }
 
-  // Link utilisation: pipeline and data-parallel bytes on their routes, TP bytes on NVLink.
+  // Link utilisation: the pipeline sends' and data-parallel collectives' bytes on their routes
+  // (collectives inside a TP, CP or EP group are not counted on links).
   const topo::Topology& topology = comms_.topology();
   std::vector<double> bytes = comms_.link_bytes();
   for (const auto& [what, how] : notes_) result.collective_notes.push_back(what + ": " + how);

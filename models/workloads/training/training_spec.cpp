@@ -38,6 +38,10 @@ void check(const TrainingSpec& spec) {
     fail("parallel.ep", "expected a divisor of the model's " + str(m.experts) + " experts, found " + str(p.ep));
   }
   if (spec.sequence < 1) fail("workload.sequence", "expected >= 1 token");
+  if (m.position == PositionKind::kLearned && m.max_sequence > 0 && spec.sequence > m.max_sequence) {
+    fail("workload.sequence", "expected at most the model's learned position table of " + str(m.max_sequence) +
+                                  " tokens, found " + str(spec.sequence));
+  }
   if (spec.sequence % p.cp != 0) {
     fail("parallel.cp", "expected a divisor of the sequence length " + str(spec.sequence) + ", found " + str(p.cp));
   }
@@ -67,20 +71,22 @@ void check(const TrainingSpec& spec) {
       fail("parallel.stage_layers",
            "expected entries summing to the model's " + str(m.layers) + " layers, found " + str(sum));
     for (int n : p.stage_layers) {
-      if (n < 0) fail("parallel.stage_layers", "expected non-negative counts");
+      if (n < 1) fail("parallel.stage_layers", "expected at least one layer per stage, found " + str(n));
     }
   } else if (m.layers < p.pp) {
     fail("parallel.pp", "expected at most the model's " + str(m.layers) + " layers, found " + str(p.pp));
   }
   for (int layers : stage_layers(spec)) {
-    if (layers % p.virtual_stages != 0) {
-      fail("parallel.virtual_stages",
-           "expected a divisor of every stage's layer count (a stage holds " + str(layers) + ")");
+    if (layers < p.virtual_stages) {
+      fail("parallel.virtual_stages", "expected at most every stage's layer count (a stage holds " + str(layers) +
+                                          "), so that each model chunk has a layer");
     }
   }
   if (!(spec.max_memory_fraction > 0 && spec.max_memory_fraction <= 1))
     fail("workload.memory_fraction", "expected (0, 1]");
 }
+
+int chunk_layers(int layers, int chunks, int chunk) { return layers / chunks + (chunk < layers % chunks ? 1 : 0); }
 
 std::vector<int> stage_layers(const TrainingSpec& spec) {
   const ParallelSpec& p = spec.parallel;

@@ -72,4 +72,8 @@ void check(const TrainingSpec& spec);
 // embedding and the output layer).
 std::vector<int> stage_layers(const TrainingSpec& spec);
 
+// Layers of model chunk `chunk` of a stage holding `layers` (interleaved schedule): the stage's
+// layers split as evenly as possible, the first chunks taking one more when they do not divide.
+int chunk_layers(int layers, int chunks, int chunk);
+
 }  // namespace fathom::train
