@@ -12,6 +12,8 @@ void add_simulate_command(CLI::App& app);
 void add_topology_command(CLI::App& app);
 // `fathom nccl-tests SCENARIO`: NVIDIA nccl-tests' sweep of one collective, simulated.
 void add_nccl_tests_command(CLI::App& app);
+// `fathom validate --scenario SCENARIO LOG...`: simulated nccl-tests against real logs.
+void add_validate_command(CLI::App& app);
 
 // Exit codes shared by every subcommand.
 constexpr int kExitOk = 0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "calibrate/errors.hpp"
 #include "cli/commands.hpp"
 #include "scenarios/errors.hpp"
 #include "sim/errors.hpp"
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   fathom::cli::add_simulate_command(app);
   fathom::cli::add_topology_command(app);
   fathom::cli::add_nccl_tests_command(app);
+  fathom::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const fathom::cli::ExitWith& e) {
@@ -24,6 +26,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? fathom::cli::kExitOk : fathom::cli::kExitBadInput;
   } catch (const fathom::scenario::ScenarioError& e) {
+    std::fprintf(stderr, "fathom: error: %s\n", e.what());
+    return fathom::cli::kExitBadInput;
+  } catch (const fathom::calib::ParseError& e) {
     std::fprintf(stderr, "fathom: error: %s\n", e.what());
     return fathom::cli::kExitBadInput;
   } catch (const fathom::sim::ModelError& e) {

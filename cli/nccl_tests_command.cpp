@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/nccl_tests_sim.hpp"
 #include "cli/scenario_run.hpp"
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/collective_params.hpp"
@@ -34,50 +35,6 @@ struct NcclTestsOptions {
   int gpus_per_node = 0;  // 0: every GPU of a node
   std::string algo = "auto";
 };
-
-struct OpInfo {
-  coll::Op op;
-  const char* redop;    // nccl-tests' redop column
-  int root;             // nccl-tests' root column (-1: none)
-  bool per_rank_count;  // count column is size / n (all-gather, reduce-scatter, all-to-all)
-};
-
-OpInfo parse_op(const std::string& name) {
-  static const std::map<std::string, OpInfo> kOps = {
-      {"all_reduce", {coll::Op::kAllReduce, "sum", -1, false}},
-      {"all_gather", {coll::Op::kAllGather, "none", -1, true}},
-      {"reduce_scatter", {coll::Op::kReduceScatter, "sum", -1, true}},
-      {"alltoall", {coll::Op::kAllToAll, "none", -1, true}},
-      {"broadcast", {coll::Op::kBroadcast, "none", 0, false}},
-      {"reduce", {coll::Op::kReduce, "sum", 0, false}},
-      {"sendrecv", {coll::Op::kSendRecv, "sum", -1, false}},
-  };
-  auto it = kOps.find(name);
-  if (it == kOps.end()) {
-    throw std::invalid_argument(
-        "--op: expected all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce "
-        "or sendrecv, found '" +
-        name + "'");
-  }
-  return it->second;
-}
-
-// "auto" is nullopt: coll::choose_algorithm per size.
-std::optional<coll::Algorithm> parse_algo(const std::string& name) {
-  static const std::map<std::string, coll::Algorithm> kAlgos = {
-      {"ring", coll::Algorithm::kRing},          {"tree", coll::Algorithm::kDoubleBinaryTree},
-      {"nvls", coll::Algorithm::kNvls},          {"nvlstree", coll::Algorithm::kNvlsTree},
-      {"hd", coll::Algorithm::kHalvingDoubling}, {"hierarchical", coll::Algorithm::kHierarchical},
-      {"direct", coll::Algorithm::kDirect},
-  };
-  if (name == "auto") return std::nullopt;
-  auto it = kAlgos.find(name);
-  if (it == kAlgos.end()) {
-    throw std::invalid_argument(
-        "--algo: expected auto, ring, tree, nvls, nvlstree, hd, hierarchical or direct, found '" + name + "'");
-  }
-  return it->second;
-}
 
 // nccl-tests' sizes: a whole number with an optional K, M, G or T suffix (powers of 1024).
 std::int64_t parse_size(const std::string& flag, const std::string& text) {
@@ -118,23 +75,6 @@ std::int64_t parse_size(const std::string& flag, const std::string& text) {
   return value << shift;
 }
 
-// Bus-bandwidth factor (nccl-tests' PERFORMANCE.md): what makes busbw comparable to a link's rate.
-double bus_factor(coll::Op op, int n) {
-  switch (op) {
-    case coll::Op::kAllReduce:
-      return 2.0 * (n - 1) / n;
-    case coll::Op::kReduceScatter:
-    case coll::Op::kAllGather:
-    case coll::Op::kAllToAll:
-      return static_cast<double>(n - 1) / n;
-    case coll::Op::kBroadcast:
-    case coll::Op::kReduce:
-    case coll::Op::kSendRecv:
-      return 1.0;
-  }
-  return 1.0;
-}
-
 // nccl-tests' time column: fewer decimals as the time grows.
 std::string format_time_us(double us) {
   char buf[32];
@@ -158,20 +98,6 @@ std::string size_label(std::int64_t bytes) {
   return std::to_string(bytes) + units[u];
 }
 
-// The first `gpus_per_node` GPUs of each of the first `nodes` nodes, node-major.
-std::vector<topo::VertexId> group_ranks(const topo::Topology& t, int nodes, int gpus_per_node) {
-  std::vector<std::vector<topo::VertexId>> by_node(static_cast<std::size_t>(nodes));
-  for (topo::VertexId v = 0; v < t.vertices().size(); ++v) {
-    const auto& vertex = t.vertex(v);
-    if (vertex.kind != topo::VertexKind::kGpu || vertex.node < 0 || vertex.node >= nodes) continue;
-    auto& list = by_node[static_cast<std::size_t>(vertex.node)];
-    if (static_cast<int>(list.size()) < gpus_per_node) list.push_back(v);
-  }
-  std::vector<topo::VertexId> ranks;
-  for (const auto& list : by_node) ranks.insert(ranks.end(), list.begin(), list.end());
-  return ranks;
-}
-
 struct Row {
   std::int64_t size = 0;
   coll::Algorithm algorithm = coll::Algorithm::kRing;
@@ -182,7 +108,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   const scenario::Scenario s = scenario::load_scenario(o.scenario.file, o.scenario.overrides);
   const scenario::NcclTestsWorkload defaults = s.nccl_tests;  // the workload's, or nccl-tests-like defaults
   const std::string op_name = o.op.empty() ? defaults.op : o.op;
-  const OpInfo op = parse_op(op_name);
+  const NcclOp op = parse_nccl_op(op_name);
   const std::int64_t min_bytes = o.begin.empty() ? defaults.min_bytes : parse_size("-b", o.begin);
   const std::int64_t max_bytes = o.end.empty() ? defaults.max_bytes : parse_size("-e", o.end);
   int factor = defaults.step_factor;
@@ -193,7 +119,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   }
   if (max_bytes < min_bytes) throw std::invalid_argument("-e: the largest size must be >= -b");
   if (factor < 2 && max_bytes > min_bytes) throw std::invalid_argument("-f: expected a factor >= 2 when -e > -b");
-  const std::optional<coll::Algorithm> algo = parse_algo(o.algo);
+  const std::optional<coll::Algorithm> algo = parse_nccl_algo(o.algo);
 
   const topo::ClusterSpec& cluster = s.cluster;
   const int nodes = o.nodes == 0 ? cluster.nodes : o.nodes;
@@ -209,7 +135,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   const coll::CollectiveParams& params = s.collectives;
   coll::CollectiveTimer timer(cluster, params, s.seed);
   const topo::Topology& plain = timer.topology();
-  const std::vector<topo::VertexId> ranks = group_ranks(plain, nodes, gpus);
+  const std::vector<topo::VertexId> ranks = nccl_group_ranks(plain, nodes, gpus);
   const int n = static_cast<int>(ranks.size());
   if (op.op == coll::Op::kSendRecv && n < 2) throw std::invalid_argument("sendrecv: needs at least 2 GPUs");
 
@@ -255,20 +181,19 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   double busbw_sum = 0;
   int busbw_count = 0;
   for (std::int64_t size = min_bytes; size <= max_bytes;) {
-    // nccl-tests' element counts: float elements, a multiple of n where every rank holds a slice.
-    const std::int64_t count = op.per_rank_count ? size / 4 / n : size / 4;
-    const std::int64_t bytes = op.per_rank_count ? count * n * 4 : count * 4;
-    coll::CollectiveTiming timing;
+    NcclSize sim;
     try {
-      timing = timer.time(op.op, ranks, static_cast<double>(bytes), algo);
+      sim = simulate_nccl_size(timer, op, ranks, size, algo);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("--algo " + o.algo + " for " + op_name + " on " + std::to_string(n) +
                                   " GPUs: " + e.what());
     }
-    const Row row{bytes, timing.algorithm, algo ? std::string_view("set by --algo") : timing.reason};
-    const double seconds = timing.seconds;
-    const double algbw = static_cast<double>(bytes) / 1e9 / seconds;
-    const double busbw = algbw * bus_factor(op.op, n);
+    const std::int64_t bytes = sim.bytes;
+    const std::int64_t count = sim.count;
+    const Row row{bytes, sim.timing.algorithm, algo ? std::string_view("set by --algo") : sim.timing.reason};
+    const double seconds = sim.timing.seconds;
+    const double algbw = sim.algbw_gbps;
+    const double busbw = sim.busbw_gbps;
     const std::string time = format_time_us(seconds * 1e6);
     std::printf("%12lld  %12lld  %8s  %6s  %6d", static_cast<long long>(bytes), static_cast<long long>(count), "float",
                 op.redop, op.root);

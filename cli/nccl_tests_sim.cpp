@@ -1,0 +1,78 @@
+#include "cli/nccl_tests_sim.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <stdexcept>
+
+#include "models/collectives/alpha_beta.hpp"
+
+namespace fathom::cli {
+
+NcclOp parse_nccl_op(const std::string& name, const std::string& flag) {
+  static const std::map<std::string, NcclOp> kOps = {
+      {"all_reduce", {coll::Op::kAllReduce, "sum", -1, false}},
+      {"all_gather", {coll::Op::kAllGather, "none", -1, true}},
+      {"reduce_scatter", {coll::Op::kReduceScatter, "sum", -1, true}},
+      {"alltoall", {coll::Op::kAllToAll, "none", -1, true}},
+      {"broadcast", {coll::Op::kBroadcast, "none", 0, false}},
+      {"reduce", {coll::Op::kReduce, "sum", 0, false}},
+      {"sendrecv", {coll::Op::kSendRecv, "sum", -1, false}},
+  };
+  auto it = kOps.find(name);
+  if (it == kOps.end()) {
+    throw std::invalid_argument(flag +
+                                ": expected all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce "
+                                "or sendrecv, found '" +
+                                name + "'");
+  }
+  return it->second;
+}
+
+std::optional<coll::Algorithm> parse_nccl_algo(const std::string& name, const std::string& flag) {
+  static const std::map<std::string, coll::Algorithm> kAlgos = {
+      {"ring", coll::Algorithm::kRing},          {"tree", coll::Algorithm::kDoubleBinaryTree},
+      {"nvls", coll::Algorithm::kNvls},          {"nvlstree", coll::Algorithm::kNvlsTree},
+      {"hd", coll::Algorithm::kHalvingDoubling}, {"hierarchical", coll::Algorithm::kHierarchical},
+      {"direct", coll::Algorithm::kDirect},
+  };
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower.empty() || lower == "auto") return std::nullopt;
+  auto it = kAlgos.find(lower);
+  if (it == kAlgos.end()) {
+    throw std::invalid_argument(
+        flag + ": expected auto, ring, tree, nvls, nvlstree, hd, hierarchical or direct, found '" + name + "'");
+  }
+  return it->second;
+}
+
+std::vector<topo::VertexId> nccl_group_ranks(const topo::Topology& t, int nodes, int gpus_per_node) {
+  std::vector<std::vector<topo::VertexId>> by_node(static_cast<std::size_t>(nodes));
+  for (topo::VertexId v = 0; v < t.vertices().size(); ++v) {
+    const auto& vertex = t.vertex(v);
+    if (vertex.kind != topo::VertexKind::kGpu || vertex.node < 0 || vertex.node >= nodes) continue;
+    auto& list = by_node[static_cast<std::size_t>(vertex.node)];
+    if (static_cast<int>(list.size()) < gpus_per_node) list.push_back(v);
+  }
+  std::vector<topo::VertexId> ranks;
+  for (const auto& list : by_node) ranks.insert(ranks.end(), list.begin(), list.end());
+  return ranks;
+}
+
+NcclSize simulate_nccl_size(coll::CollectiveTimer& timer, const NcclOp& op, const std::vector<topo::VertexId>& ranks,
+                            std::int64_t size, std::optional<coll::Algorithm> algorithm) {
+  const auto n = static_cast<std::int64_t>(ranks.size());
+  NcclSize out;
+  // nccl-tests' element counts: float elements, a multiple of n where every rank holds a slice.
+  out.count = op.per_rank_count ? size / 4 / n : size / 4;
+  out.bytes = op.per_rank_count ? out.count * n * 4 : out.count * 4;
+  out.timing = timer.time(op.op, ranks, static_cast<double>(out.bytes), algorithm);
+  out.algbw_gbps = static_cast<double>(out.bytes) / 1e9 / out.timing.seconds;
+  out.busbw_gbps =
+      coll::bus_bandwidth_bytes_per_s(op.op, static_cast<int>(n), static_cast<double>(out.bytes), out.timing.seconds) /
+      1e9;
+  return out;
+}
+
+}  // namespace fathom::cli
