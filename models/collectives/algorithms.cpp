@@ -88,38 +88,45 @@ void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min
 // Emits transfers and keeps each vertex's last send and last receive, so that a GPU's sends
 // (and its receives) go one at a time, in emission order. Slice 0 of a message pays alpha and
 // the route latency; later slices stream behind it (Transfer::pipelined).
+// The order is kept per channel (set_channel): the channels of a multi-channel ring run
+// concurrently, so a GPU's sends in one channel do not wait for its sends in another.
 class Builder {
  public:
   explicit Builder(std::int64_t alpha_ns) : alpha_ns_(alpha_ns) {}
 
+  void set_channel(int channel) { channel_ = static_cast<std::uint32_t>(channel); }
+
   TransferIndex add(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after, int slice = 0,
                     bool serial_src = true, bool serial_dst = true) {
     if (serial_src) {
-      if (auto it = last_send_.find(src); it != last_send_.end()) after.push_back(it->second);
+      if (auto it = last_send_.find(key(src)); it != last_send_.end()) after.push_back(it->second);
     }
     if (serial_dst) {
-      if (auto it = last_recv_.find(dst); it != last_recv_.end()) after.push_back(it->second);
+      if (auto it = last_recv_.find(key(dst)); it != last_recv_.end()) after.push_back(it->second);
     }
     std::sort(after.begin(), after.end());
     after.erase(std::unique(after.begin(), after.end()), after.end());
     const TransferIndex i = dag_.add({src, dst, bytes, slice == 0 ? alpha_ns_ : 0, std::move(after), slice > 0});
-    last_send_[src] = i;
-    last_recv_[dst] = i;
+    last_send_[key(src)] = i;
+    last_recv_[key(dst)] = i;
     return i;
   }
 
   std::optional<TransferIndex> last_recv(VertexId v) const {
-    auto it = last_recv_.find(v);
+    auto it = last_recv_.find(key(v));
     return it == last_recv_.end() ? std::nullopt : std::optional<TransferIndex>(it->second);
   }
 
   TransferDag take() { return std::move(dag_); }
 
  private:
+  std::uint64_t key(VertexId v) const { return (static_cast<std::uint64_t>(channel_) << 32) | v; }
+
   std::int64_t alpha_ns_;
+  std::uint32_t channel_ = 0;
   TransferDag dag_;
-  std::unordered_map<VertexId, TransferIndex> last_send_;
-  std::unordered_map<VertexId, TransferIndex> last_recv_;
+  std::unordered_map<std::uint64_t, TransferIndex> last_send_;
+  std::unordered_map<std::uint64_t, TransferIndex> last_recv_;
 };
 
 // `steps` ring steps over `order` (rank i sends to rank i+1): each rank sends step_bytes per
@@ -263,28 +270,65 @@ int slice_count(double message_bytes, double slice_bytes, int max_slices) {
   return count >= static_cast<double>(max_slices) ? std::max(max_slices, 1) : static_cast<int>(count);
 }
 
-TransferDag ring_all_reduce(const CollectiveSpec& spec) {
-  validate(spec, "ring all-reduce");
+std::vector<std::vector<VertexId>> ring_channels(const topo::Topology& topology, const std::vector<VertexId>& ranks) {
+  const GroupShape shape = group_shape(topology, ranks);
+  if (shape.nodes < 2 || shape.ranks_per_node < 2) return {ranks};
+  const auto nodes = ranks_by_node(topology, ranks);
+  const auto g = static_cast<std::size_t>(shape.ranks_per_node);
+  std::vector<std::vector<VertexId>> channels(g);
+  for (std::size_t c = 0; c < g; ++c) {
+    for (const auto& node : nodes) {
+      for (std::size_t j = 0; j < g; ++j) channels[c].push_back(node[(c + j) % g]);
+    }
+  }
+  return channels;
+}
+
+namespace {
+
+// A ring collective of `steps(n)` steps of bytes / n, one ring per channel on bytes / C.
+TransferDag channel_rings(const std::vector<std::vector<VertexId>>& channels, const CollectiveSpec& spec,
+                          bool all_reduce) {
   Builder b(spec.alpha_ns);
   const int n = static_cast<int>(spec.ranks.size());
-  ring(b, spec, spec.ranks, 2 * (n - 1), spec.bytes / n);
+  const double channel_bytes = spec.bytes / static_cast<double>(channels.size());
+  for (std::size_t c = 0; c < channels.size(); ++c) {
+    b.set_channel(static_cast<int>(c));
+    ring(b, spec, channels[c], all_reduce ? 2 * (n - 1) : n - 1, channel_bytes / n);
+  }
   return b.take();
+}
+
+}  // namespace
+
+TransferDag ring_all_reduce(const CollectiveSpec& spec) {
+  validate(spec, "ring all-reduce");
+  return channel_rings({spec.ranks}, spec, true);
 }
 
 TransferDag ring_reduce_scatter(const CollectiveSpec& spec) {
   validate(spec, "ring reduce-scatter");
-  Builder b(spec.alpha_ns);
-  const int n = static_cast<int>(spec.ranks.size());
-  ring(b, spec, spec.ranks, n - 1, spec.bytes / n);
-  return b.take();
+  return channel_rings({spec.ranks}, spec, false);
 }
 
 TransferDag ring_all_gather(const CollectiveSpec& spec) {
   validate(spec, "ring all-gather");
-  Builder b(spec.alpha_ns);
-  const int n = static_cast<int>(spec.ranks.size());
-  ring(b, spec, spec.ranks, n - 1, spec.bytes / n);
-  return b.take();
+  return channel_rings({spec.ranks}, spec, false);
+}
+
+TransferDag ring_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
+  validate(spec, "ring all-reduce");
+  return channel_rings(ring_channels(topology, spec.ranks), spec, true);
+}
+
+TransferDag ring_reduce_scatter(const topo::Topology& topology, const CollectiveSpec& spec) {
+  validate(spec, "ring reduce-scatter");
+  return channel_rings(ring_channels(topology, spec.ranks), spec, false);
+}
+
+TransferDag ring_all_gather(const topo::Topology& topology, const CollectiveSpec& spec) {
+  validate(spec, "ring all-gather");
+  return channel_rings(ring_channels(topology, spec.ranks), spec, false);
 }
 
 TransferDag ring_broadcast(const CollectiveSpec& spec) {
@@ -500,7 +544,7 @@ TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& t
     case Op::kAllReduce:
       switch (algorithm) {
         case Algorithm::kRing:
-          return ring_all_reduce(spec);
+          return ring_all_reduce(topology, spec);
         case Algorithm::kHalvingDoubling:
           return halving_doubling_all_reduce(spec);
         case Algorithm::kDoubleBinaryTree:
@@ -516,10 +560,10 @@ TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& t
       }
       break;
     case Op::kReduceScatter:
-      if (algorithm == Algorithm::kRing) return ring_reduce_scatter(spec);
+      if (algorithm == Algorithm::kRing) return ring_reduce_scatter(topology, spec);
       break;
     case Op::kAllGather:
-      if (algorithm == Algorithm::kRing) return ring_all_gather(spec);
+      if (algorithm == Algorithm::kRing) return ring_all_gather(topology, spec);
       break;
     case Op::kBroadcast:
       if (algorithm == Algorithm::kRing) return ring_broadcast(spec);

@@ -8,7 +8,8 @@
 //   - a GPU sends one message at a time and receives one at a time, in the order the builder
 //     emits them (a GPU's sends wait on its previous send, its receives on its previous
 //     receive), except where the algorithm sends to many peers at once (direct all-to-all)
-//     or the peer is an NVSwitch (NVLS), whose links are separate;
+//     or the peer is an NVSwitch (NVLS), whose links are separate; multi-channel rings keep
+//     this order per channel (ring_channels());
 //   - every message (what one GPU sends one peer in one algorithm step) is cut into slices of
 //     `slice_bytes` (NVLS: `nvls_slice_bytes` per GPU of the plane), at most `max_slices` of
 //     them, sent back to back; a slice moves on as soon as it has arrived (pipelining). The
@@ -63,12 +64,29 @@ int slice_count(double message_bytes, double slice_bytes, int max_slices);
 // max_slices slices and its fill stays 1/max_slices of its bytes, as NVLS's (two stages) does.
 int chain_slice_cap(int max_slices, std::size_t ranks);
 
+// The rings ("channels") a ring all-reduce, reduce-scatter or all-gather runs, as NCCL runs one
+// ring per channel. A group spanning N > 1 nodes with the same g > 1 ranks on each gets C = g
+// channels: channel c visits the nodes in order (ranks_by_node) and, inside each, that node's
+// ranks rotated by c (local ranks c, c+1, ..., c+g-1 mod g). So channel c leaves every node from
+// local rank (c+g-1) mod g and enters the next at local rank c: each channel crosses between
+// nodes through its own GPUs and NICs, and together they use every GPU's NIC. Any other group
+// (one node, one rank per node, or unequal nodes) gets one channel, the ranks in rank order.
+std::vector<std::vector<topo::VertexId>> ring_channels(const topo::Topology& topology,
+                                                       const std::vector<topo::VertexId>& ranks);
+
 // Builders. Each validates the spec (at least one rank, no rank twice, bytes >= 0, slice
 // sizes >= 0, max_slices >= 1, a valid root) and throws std::invalid_argument naming what is
 // wrong.
+// Rings without a topology: one channel, the ranks in rank order.
 TransferDag ring_all_reduce(const CollectiveSpec& spec);
 TransferDag ring_reduce_scatter(const CollectiveSpec& spec);
 TransferDag ring_all_gather(const CollectiveSpec& spec);
+// Rings over ring_channels(): each channel is an independent ring on bytes / C (its own steps,
+// dependencies, alpha and slicing; a GPU's one-send-at-a-time order holds per channel, since
+// NCCL runs its channels concurrently). One channel is exactly the ring above.
+TransferDag ring_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
+TransferDag ring_reduce_scatter(const topo::Topology& topology, const CollectiveSpec& spec);
+TransferDag ring_all_gather(const topo::Topology& topology, const CollectiveSpec& spec);
 TransferDag ring_broadcast(const CollectiveSpec& spec);  // chain root, root+1, ..., root-1
 TransferDag ring_reduce(const CollectiveSpec& spec);     // chain root+1, root+2, ..., root
 TransferDag direct_all_to_all(const CollectiveSpec& spec);

@@ -1,6 +1,7 @@
 #include "models/collectives/alpha_beta.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,6 +54,38 @@ struct Costs {
     double slowest = 0;
     for (std::size_t i = 0; i < order.size(); ++i) {
       slowest = std::max(slowest, d(order[i], order[(i + 1) % order.size()], step_bytes));
+    }
+    return steps * slowest;
+  }
+
+  // A ring collective of `steps` steps of step_bytes (the whole group's bytes / n) over the
+  // channels of ring_channels(). One channel: ring() above. C > 1 channels each carry
+  // step_bytes / C per step, all at once on an idle fabric, so a link that k of the C x n hops
+  // of a step cross gives each of them B_l / k (max-min among equal flows), and a hop's message
+  // costs alpha + lat + (step_bytes / C) / min_l (B_l / k_l). Each channel is a ring paced by
+  // its slowest hop; the channels are rotations of one another, so they keep in step:
+  // T = steps * max_channel max_hop [alpha + lat + step_bytes / (C min_l (B_l / k_l))].
+  double channel_rings(const std::vector<std::vector<VertexId>>& channels, int steps, double step_bytes) const {
+    if (channels.size() == 1) return ring(channels[0], steps, step_bytes);
+    if (channels.empty() || channels[0].size() < 2 || steps <= 0) return 0;
+    const double bytes = step_bytes / static_cast<double>(channels.size());
+    std::map<topo::LinkId, int> flows;
+    for (const auto& order : channels) {
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        for (topo::LinkId l : router.route(order[i], order[(i + 1) % order.size()], 0)) ++flows[l];
+      }
+    }
+    double slowest = 0;
+    for (const auto& order : channels) {
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        std::int64_t latency_ns = 0;
+        double share = std::numeric_limits<double>::infinity();
+        for (topo::LinkId l : router.route(order[i], order[(i + 1) % order.size()], 0)) {
+          latency_ns += topology.link(l).latency_ns;
+          share = std::min(share, topology.link(l).bytes_per_s / flows[l]);
+        }
+        slowest = std::max(slowest, static_cast<double>(spec.alpha_ns + latency_ns) * 1e-9 + bytes / share);
+      }
     }
     return steps * slowest;
   }
@@ -143,7 +176,7 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
     case Op::kAllReduce:
       switch (algorithm) {
         case Algorithm::kRing:
-          return c.ring(r, 2 * (n - 1), s / n);
+          return c.channel_rings(ring_channels(topology, r), 2 * (n - 1), s / n);
         case Algorithm::kHalvingDoubling: {
           // Step with partner distance d exchanges m = d/n of the buffer as streamed slices; a
           // step starts when the previous one has fully arrived: T = sum_steps max_i d(i, i^d, m).
@@ -191,7 +224,7 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
       break;
     case Op::kReduceScatter:
     case Op::kAllGather:
-      return c.ring(r, n - 1, s / n);
+      return c.channel_rings(ring_channels(topology, r), n - 1, s / n);
     case Op::kBroadcast:
       for (int j = 0; j < n; ++j) order.push_back(r[static_cast<std::size_t>((spec.root + j) % n)]);
       return c.chain(order, s);

@@ -7,10 +7,11 @@
 // Cutting it into slices that stream back to back does not change d; it lets the next stage of
 // a pipeline (chain, NVLS) start after the first slice. Each algorithm's formula
 // (docs/collectives.md derives them) combines these per step; the
-// simulated DAG must reproduce it whenever the algorithm's own flows do not share a link,
-// which is what tests/collectives/ checks. Routes are those of the Router with ECMP hash 0:
-// in the symmetric Clos fabrics fathom builds every equal-cost path has the same latency and
-// bottleneck, so the choice does not change d.
+// simulated DAG must reproduce it whenever the algorithm's own flows do not share a link
+// (multi-channel rings: whenever the flows sharing a link are the channels' equal, concurrent
+// ones, which then get equal shares), which is what tests/collectives/ checks. Routes are those of the Router with ECMP
+// hash 0: in the symmetric Clos fabrics fathom builds every equal-cost path has the same latency and bottleneck, so the
+// choice does not change d.
 #pragma once
 
 #include <cstdint>
