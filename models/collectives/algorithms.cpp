@@ -526,16 +526,52 @@ TransferDag nvls_all_reduce(const topo::Topology& topology, const CollectiveSpec
 TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
   validate(spec, "NVLS-tree all-reduce");
   const auto nodes = by_node(topology, spec.ranks, "NVLS-tree all-reduce");
-  const double g = static_cast<double>(nodes[0].size());
-  const int node_count = static_cast<int>(nodes.size());
+  const std::size_t g = nodes[0].size();
+  const std::size_t node_count = nodes.size();
   std::vector<VertexId> planes;
   for (const auto& n : nodes) planes.push_back(common_plane(topology, n, "NVLS-tree all-reduce"));
+  // Pipelined by slices: slice p is reduced in each node's switch, all-reduced across nodes on
+  // each rail, and gathered back, each phase waiting only for the same slice's previous phase.
+  // The phases are separate channels of the Builder, so a GPU sends (and receives) one slice
+  // at a time per phase, in slice order, while the phases of different slices overlap.
+  const int slice_total = nvls_slices(spec, spec.bytes, g);
+  const double piece = spec.bytes / slice_total;               // per GPU into (RS) or out of (AG) the switch
+  const double part = piece / static_cast<double>(g);          // GPU j's share of a slice
+  const double step = part / static_cast<double>(node_count);  // one ring step on a rail
+  const int steps = 2 * (static_cast<int>(node_count) - 1);
   Builder b(spec.alpha_ns);
-  // NVLS reduce-scatter: the switch returns slice j of the node's sum to its j-th GPU.
-  for (std::size_t k = 0; k < nodes.size(); ++k) nvls(b, spec, nodes[k], planes[k], spec.bytes, spec.bytes / g);
-  for (const auto& rail : rails_of(nodes)) ring(b, spec, rail, 2 * (node_count - 1), spec.bytes / g / node_count);
-  // NVLS all-gather: each GPU puts its slice in, the switch multicasts the whole buffer.
-  for (std::size_t k = 0; k < nodes.size(); ++k) nvls(b, spec, nodes[k], planes[k], spec.bytes / g, spec.bytes);
+  // ready[k][j]: the transfer after which node k's j-th GPU holds its share of the slice (the
+  // node's sum after the reduce-scatter, the global sum after the ring).
+  std::vector<std::vector<TransferIndex>> ready(node_count, std::vector<TransferIndex>(g));
+  for (int p = 0; p < slice_total; ++p) {
+    b.set_channel(0);  // NVLS reduce-scatter: the switch returns part j of the node's sum to GPU j
+    for (std::size_t k = 0; k < node_count; ++k) {
+      std::vector<TransferIndex> ups;
+      for (VertexId gpu : nodes[k]) ups.push_back(b.add(gpu, planes[k], piece, {}, p, true, false));
+      for (std::size_t j = 0; j < g; ++j) ready[k][j] = b.add(planes[k], nodes[k][j], part, ups, p, false, true);
+    }
+    b.set_channel(1);  // per rail, a ring all-reduce of the parts across nodes
+    for (std::size_t j = 0; j < g && steps > 0; ++j) {
+      std::vector<TransferIndex> received(node_count);
+      for (int s = 0; s < steps; ++s) {
+        std::vector<TransferIndex> next(node_count);
+        for (std::size_t k = 0; k < node_count; ++k) {
+          const std::size_t to = (k + 1) % node_count;
+          next[to] = b.add(nodes[k][j], nodes[to][j], step, {s == 0 ? ready[k][j] : received[k]}, p);
+        }
+        received = std::move(next);
+      }
+      for (std::size_t k = 0; k < node_count; ++k) ready[k][j] = received[k];
+    }
+    b.set_channel(2);  // NVLS all-gather: each GPU puts its part in, the switch multicasts the slice
+    for (std::size_t k = 0; k < node_count; ++k) {
+      std::vector<TransferIndex> ups;
+      for (std::size_t j = 0; j < g; ++j) {
+        ups.push_back(b.add(nodes[k][j], planes[k], part, {ready[k][j]}, p, true, false));
+      }
+      for (VertexId gpu : nodes[k]) b.add(planes[k], gpu, piece, ups, p, false, true);
+    }
+  }
   return b.take();
 }
 

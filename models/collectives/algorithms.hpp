@@ -40,7 +40,8 @@ enum class Algorithm {
   kDoubleBinaryTree,  // all-reduce: two complementary binary trees, half the data each
   kHierarchical,      // all-reduce: intra-node ring RS, per-rail inter-node ring AR, intra-node ring AG
   kNvls,              // all-reduce inside one NVLink domain with in-switch reduction
-  kNvlsTree,          // all-reduce across nodes: NVLS RS in each node, per-rail ring AR, NVLS AG
+  kNvlsTree,          // all-reduce across nodes: NVLS RS in each node, per-rail ring AR, NVLS AG,
+                      // pipelined by slices
 };
 
 std::string_view to_string(Op op);
@@ -99,6 +100,9 @@ TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec);
 // position within the node), and the NVSwitch plane of each GPU.
 TransferDag hierarchical_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
 TransferDag nvls_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
+// NVLS-tree, pipelined: the message is cut into the slices of an NVLS phase on `bytes`
+// (nvls_slice_bytes x g each, at most max_slices), and slice p's rail ring waits only for slice
+// p's reduce-scatter, its all-gather only for its ring; each phase keeps its slices in order.
 TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
 
 // Dispatch; throws std::invalid_argument for a pair the library does not implement.

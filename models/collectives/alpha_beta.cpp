@@ -124,6 +124,57 @@ struct Costs {
     }
     return pipeline(first, slice, slices);
   }
+
+  // NVLS-tree, pipelined by the C slices of an NVLS phase on S (S / C per GPU): five stages per
+  // slice, each waiting for the same slice's previous stage and its own previous slice:
+  //   0: every GPU sends S / C into its node's switch;      1: the switch returns S / (C g) to each;
+  //   2: per rail, a ring all-reduce of the S / (C g) parts across the N nodes, 2(N-1) steps of
+  //      S / (C g N) (slice 0's steps pay alpha + latency each, later slices' only bytes / B);
+  //   3: every GPU sends its S / (C g) into the switch;    4: the switch multicasts S / C to each.
+  // T = pipeline(first, slice, C), the first-slice costs being the alpha + latency terms.
+  double nvls_tree(const std::vector<std::vector<VertexId>>& nodes) const {
+    const auto g = static_cast<double>(nodes[0].size());
+    const auto node_count = static_cast<int>(nodes.size());
+    const int slices =
+        slice_count(spec.bytes, spec.nvls_slice_bytes * static_cast<double>(nodes[0].size()), spec.max_slices);
+    const double piece = spec.bytes / slices, part = piece / g;
+    std::vector<double> first(5, 0.0), slice(5, 0.0);
+    for (const auto& node : nodes) {
+      for (VertexId gpu : node) {
+        VertexId plane = gpu;
+        for (topo::LinkId l : topology.out_links(gpu)) {
+          if (topology.vertex(topology.link(l).to).kind == topo::VertexKind::kNvSwitch) plane = topology.link(l).to;
+        }
+        const PathCost up = path_cost(topology, router, gpu, plane);
+        const PathCost down = path_cost(topology, router, plane, gpu);
+        const double up_first = static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9;
+        const double down_first = static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9;
+        first[0] = std::max(first[0], up_first);
+        first[1] = std::max(first[1], down_first);
+        first[3] = std::max(first[3], up_first);
+        first[4] = std::max(first[4], down_first);
+        slice[0] = std::max(slice[0], piece / up.bytes_per_s);
+        slice[1] = std::max(slice[1], part / down.bytes_per_s);
+        slice[3] = std::max(slice[3], part / up.bytes_per_s);
+        slice[4] = std::max(slice[4], piece / down.bytes_per_s);
+      }
+    }
+    if (node_count > 1) {
+      const int steps = 2 * (node_count - 1);
+      const double step = part / node_count;
+      double whole = 0, streamed = 0;  // a slice's ring with and without alpha + latency
+      for (const auto& rail : rails_of(nodes)) {
+        whole = std::max(whole, ring(rail, steps, step));
+        for (std::size_t i = 0; i < rail.size(); ++i) {
+          const PathCost p = path_cost(topology, router, rail[i], rail[(i + 1) % rail.size()]);
+          streamed = std::max(streamed, steps * step / p.bytes_per_s);
+        }
+      }
+      first[2] = whole - streamed;
+      slice[2] = streamed;
+    }
+    return pipeline(first, slice, slices);
+  }
 };
 
 // Direct all-to-all: all flows start together, so each link's load drains at its capacity
@@ -194,8 +245,9 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
         }
         case Algorithm::kDoubleBinaryTree:
           return critical_path_seconds(dag, topology, router, seed);
-        case Algorithm::kHierarchical:
-        case Algorithm::kNvlsTree: {
+        case Algorithm::kNvlsTree:
+          return c.nvls_tree(ranks_by_node(topology, r));
+        case Algorithm::kHierarchical: {
           // Three phases, each starting when the previous one has ended everywhere (the groups
           // are symmetric): intra-node, then per rail across nodes on a 1/g slice, then intra-node.
           const auto nodes = ranks_by_node(topology, r);
@@ -203,13 +255,8 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
           const int node_count = static_cast<int>(nodes.size());
           double first = 0, middle = 0, last = 0;
           for (const auto& node : nodes) {
-            if (algorithm == Algorithm::kHierarchical) {
-              first = std::max(first, c.ring(node, static_cast<int>(g) - 1, s / g));
-              last = std::max(last, c.ring(node, static_cast<int>(g) - 1, s / g));
-            } else {
-              first = std::max(first, c.nvls(node, s, s / g));
-              last = std::max(last, c.nvls(node, s / g, s));
-            }
+            first = std::max(first, c.ring(node, static_cast<int>(g) - 1, s / g));
+            last = std::max(last, c.ring(node, static_cast<int>(g) - 1, s / g));
           }
           for (const auto& rail : rails_of(nodes)) {
             middle = std::max(middle, c.ring(rail, 2 * (node_count - 1), s / g / node_count));
