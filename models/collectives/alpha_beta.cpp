@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/network/flow_transfer.hpp"
@@ -104,6 +105,15 @@ struct Costs {
     return pipeline(first, slice, slices);
   }
 
+  // A GPU's paths into and out of its NVSwitch plane.
+  std::pair<PathCost, PathCost> switch_paths(VertexId gpu) const {
+    VertexId plane = gpu;
+    for (topo::LinkId l : topology.out_links(gpu)) {
+      if (topology.vertex(topology.link(l).to).kind == topo::VertexKind::kNvSwitch) plane = topology.link(l).to;
+    }
+    return {path_cost(topology, router, gpu, plane), path_cost(topology, router, plane, gpu)};
+  }
+
   // NVLS: a two-stage pipeline (all GPUs into the switch, then the switch out to all GPUs),
   // with a barrier per slice at the switch; the slice is nvls_slice_bytes per GPU of the plane.
   double nvls(const std::vector<VertexId>& gpus, double up_bytes, double down_bytes) const {
@@ -111,12 +121,7 @@ struct Costs {
                                    spec.nvls_slice_bytes * static_cast<double>(gpus.size()), spec.max_slices);
     std::vector<double> first(2, 0.0), slice(2, 0.0);
     for (VertexId g : gpus) {
-      VertexId plane = g;
-      for (topo::LinkId l : topology.out_links(g)) {
-        if (topology.vertex(topology.link(l).to).kind == topo::VertexKind::kNvSwitch) plane = topology.link(l).to;
-      }
-      const PathCost up = path_cost(topology, router, g, plane);
-      const PathCost down = path_cost(topology, router, plane, g);
+      const auto [up, down] = switch_paths(g);
       first[0] = std::max(first[0], static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9);
       first[1] = std::max(first[1], static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9);
       slice[0] = std::max(slice[0], up_bytes / slices / up.bytes_per_s);
@@ -141,12 +146,7 @@ struct Costs {
     std::vector<double> first(5, 0.0), slice(5, 0.0);
     for (const auto& node : nodes) {
       for (VertexId gpu : node) {
-        VertexId plane = gpu;
-        for (topo::LinkId l : topology.out_links(gpu)) {
-          if (topology.vertex(topology.link(l).to).kind == topo::VertexKind::kNvSwitch) plane = topology.link(l).to;
-        }
-        const PathCost up = path_cost(topology, router, gpu, plane);
-        const PathCost down = path_cost(topology, router, plane, gpu);
+        const auto [up, down] = switch_paths(gpu);
         const double up_first = static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9;
         const double down_first = static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9;
         first[0] = std::max(first[0], up_first);
