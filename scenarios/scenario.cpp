@@ -88,6 +88,16 @@ void read_fabric(Scenario& s, MapReader fabric) {
   fabric.finish();
 }
 
+// The key path itself if the file wrote it, else its nearest enclosing mapping that it wrote
+// ("" when none): where an error about `key` points.
+std::string nearest_written(const Scenario& s, std::string key) {
+  while (!key.empty() && !s.locations.count(key)) {
+    const auto cut = key.find_last_of(".[");
+    key = cut == std::string::npos ? std::string() : key.substr(0, cut);
+  }
+  return key;
+}
+
 // "fabric.tier[1].link_bytes_per_s (leaf-spine): ..." from the topology builder becomes the
 // scenario's key path "cluster.fabric.links[1].bandwidth".
 std::string scenario_key(std::string field) {
@@ -113,12 +123,7 @@ void check_cluster(const Scenario& s) {
     std::string field = message.substr(0, colon);
     if (auto paren = field.find(" ("); paren != std::string::npos) field.resize(paren);
     std::string key = scenario_key(field);
-    // Point at the key if it was written, else at the nearest enclosing mapping.
-    std::string at = key;
-    while (!at.empty() && !s.locations.count(at)) {
-      const auto cut = at.find_last_of(".[");
-      at = cut == std::string::npos ? std::string() : at.substr(0, cut);
-    }
+    const std::string at = nearest_written(s, key);
     const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
     const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
     const auto written = s.written.find(key);
@@ -387,11 +392,7 @@ void check_training(const Scenario& s) {
     const auto colon = message.find(": ");
     std::string key = message.substr(0, colon);
     if (key.rfind("workload.", 0) != 0) key = "workload." + key;
-    std::string at = key;
-    while (!at.empty() && !s.locations.count(at)) {
-      const auto cut = at.find_last_of(".[");
-      at = cut == std::string::npos ? std::string() : at.substr(0, cut);
-    }
+    const std::string at = nearest_written(s, key);
     const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
     // train::check() writes "expected X, found Y" or "expected X"; split it so that the error
     // reads as every other scenario error does.
