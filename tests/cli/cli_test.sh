@@ -3,11 +3,7 @@
 # fathom-phold, identical fingerprints across schedulers, and clear errors with exit code 2.
 set -uo pipefail
 build="$1"
-failures=0
-check() {  # check NAME CONDITION...
-  local name="$1"; shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/check.sh"
 
 out=$("$build/fathom" --version); check "fathom --version" grep -qE '^fathom [0-9]+\.[0-9]+\.[0-9]+$' <<<"$out"
 out=$("$build/fathom" --help); check "fathom --help lists options" grep -q -- '--version' <<<"$out"

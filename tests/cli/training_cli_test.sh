@@ -8,11 +8,7 @@ build="$1"
 source_dir="$2"
 fathom="$build/fathom"
 pilot="$source_dir/scenarios/examples/pilot-16-nodes.yaml"
-failures=0
-check() {  # check NAME CONDITION...
-  local name="$1"; shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

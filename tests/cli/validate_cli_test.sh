@@ -8,11 +8,7 @@ source_dir="$2"
 fathom="$build/fathom"
 data="$source_dir/data/calibration-data"
 node="$source_dir/scenarios/examples/dgx-h100-node.yaml"
-failures=0
-check() {  # check NAME CONDITION...
-  local name="$1"; shift
-  if "$@"; then echo "ok: $name"; else echo "FAILED: $name"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/check.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
