@@ -44,7 +44,7 @@ const CatalogNode& catalog_node(const ValueReader& value);
 // `accelerator`).
 inline constexpr std::string_view kNodeKeys[] = {
     "gpus",           "nics",         "nvlink_bandwidth", "nvlink_latency", "nvswitches", "nvls", "nvlink_domain_nodes",
-    "pcie_bandwidth", "pcie_latency", "nic_bandwidth", "local_nvme"};
+    "pcie_bandwidth", "pcie_latency", "nic_bandwidth",    "local_nvme"};
 
 // Reads the node keys present in `node` over `base`; keys absent keep base's value. Does not
 // call finish(): the caller reads its own extra keys first.

@@ -247,9 +247,8 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
         const double share = 1.0 / p;
         const double gather =
             comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * chunk_parameters(s, c), 2 * m * share);
-        const double scatter =
-            comms_.data_parallel(coll::Op::kReduceScatter, dp_groups,
-                                                     par.grad_reduce_bytes * chunk_parameters(s, c), m * share);
+        const double scatter = comms_.data_parallel(coll::Op::kReduceScatter, dp_groups,
+                                                    par.grad_reduce_bytes * chunk_parameters(s, c), m * share);
         f.dp += std::max(0.0, gather - f.total());
         b.dp += std::max(0.0, gather + scatter - b.total());
       }
