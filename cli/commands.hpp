@@ -14,6 +14,8 @@ void add_topology_command(CLI::App& app);
 void add_nccl_tests_command(CLI::App& app);
 // `fathom validate --scenario SCENARIO LOG...`: simulated nccl-tests against real logs.
 void add_validate_command(CLI::App& app);
+// `fathom calibrate INPUT... -o PROFILE`: fits a hardware profile to microbenchmarks.
+void add_calibrate_command(CLI::App& app);
 
 // Exit codes shared by every subcommand.
 constexpr int kExitOk = 0;

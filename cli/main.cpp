@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   fathom::cli::add_topology_command(app);
   fathom::cli::add_nccl_tests_command(app);
   fathom::cli::add_validate_command(app);
+  fathom::cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const fathom::cli::ExitWith& e) {

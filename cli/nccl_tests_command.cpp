@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/nccl_tests_sim.hpp"
 #include "cli/scenario_run.hpp"
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/collective_params.hpp"
 #include "models/collectives/collective_timer.hpp"
+#include "models/collectives/nccl_tests.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace fathom::cli {
@@ -108,7 +108,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   const scenario::Scenario s = scenario::load_scenario(o.scenario.file, o.scenario.overrides);
   const scenario::NcclTestsWorkload defaults = s.nccl_tests;  // the workload's, or nccl-tests-like defaults
   const std::string op_name = o.op.empty() ? defaults.op : o.op;
-  const NcclOp op = parse_nccl_op(op_name);
+  const coll::NcclOp op = coll::parse_nccl_op(op_name);
   const std::int64_t min_bytes = o.begin.empty() ? defaults.min_bytes : parse_size("-b", o.begin);
   const std::int64_t max_bytes = o.end.empty() ? defaults.max_bytes : parse_size("-e", o.end);
   int factor = defaults.step_factor;
@@ -119,7 +119,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   }
   if (max_bytes < min_bytes) throw std::invalid_argument("-e: the largest size must be >= -b");
   if (factor < 2 && max_bytes > min_bytes) throw std::invalid_argument("-f: expected a factor >= 2 when -e > -b");
-  const std::optional<coll::Algorithm> algo = parse_nccl_algo(o.algo);
+  const std::optional<coll::Algorithm> algo = coll::parse_nccl_algo(o.algo);
 
   const topo::ClusterSpec& cluster = s.cluster;
   const int nodes = o.nodes == 0 ? cluster.nodes : o.nodes;
@@ -135,7 +135,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   const coll::CollectiveParams& params = s.collectives;
   coll::CollectiveTimer timer(cluster, params, s.seed);
   const topo::Topology& plain = timer.topology();
-  const std::vector<topo::VertexId> ranks = nccl_group_ranks(plain, nodes, gpus);
+  const std::vector<topo::VertexId> ranks = coll::nccl_group_ranks(plain, nodes, gpus);
   const int n = static_cast<int>(ranks.size());
   if (op.op == coll::Op::kSendRecv && n < 2) throw std::invalid_argument("sendrecv: needs at least 2 GPUs");
 
@@ -181,9 +181,9 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   double busbw_sum = 0;
   int busbw_count = 0;
   for (std::int64_t size = min_bytes; size <= max_bytes;) {
-    NcclSize sim;
+    coll::NcclSize sim;
     try {
-      sim = simulate_nccl_size(timer, op, ranks, size, algo);
+      sim = coll::simulate_nccl_size(timer, op, ranks, size, algo);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("--algo " + o.algo + " for " + op_name + " on " + std::to_string(n) +
                                   " GPUs: " + e.what());

@@ -1,8 +1,9 @@
-// `fathom validate --scenario SCENARIO LOG...`: fathom's simulated nccl-tests against real
-// nccl-tests output. For every log (printed output or the CSV form, calibrate/parsers/) it
-// reads the node count, GPUs per node, operation and forced algorithm (NCCL_ALGO), simulates
-// the same sizes on the scenario's cluster and prints the relative error of busbw per size
-// (in-place where the log has both placements). The last line sums up sizes of 1 MiB and more:
+// `fathom validate [--scenario SCENARIO] [--profile PROFILE] LOG...`: fathom's simulated
+// nccl-tests against real nccl-tests output. For every log (printed output or the CSV form,
+// calibrate/parsers/) it reads the node count, GPUs per node, operation and forced algorithm
+// (NCCL_ALGO), simulates the same sizes on the system (the scenario's cluster resized to the
+// log's node count, or the profile's node on the default fabric, calibrated by the profile) and prints the relative
+// error of busbw per size (in-place where the log has both placements). The last line sums up sizes of 1 MiB and more:
 //   files=<n> points=<n> median_rel_error=<x> max_rel_error=<x>
 // docs/calibration.md describes the command.
 #include <algorithm>
@@ -13,10 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/fit/nccl_series.hpp"
 #include "calibrate/measurement.hpp"
 #include "cli/commands.hpp"
-#include "cli/nccl_tests_sim.hpp"
+#include "cli/measured_system.hpp"
 #include "cli/scenario_run.hpp"
+#include "models/collectives/nccl_tests.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace fathom::cli {
@@ -25,6 +28,7 @@ namespace {
 
 struct ValidateOptions {
   std::string scenario;
+  std::string profile;
   std::vector<std::string> overrides;
   std::vector<std::string> logs;
   int nodes = 0;
@@ -42,9 +46,35 @@ double median(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
 }
 
+// The system: the scenario's, else the profile's catalog node on the default fabric; with a
+// profile, its accelerator and collectives sections applied over it.
+MeasuredSystem validated_system(const ValidateOptions& o) {
+  if (o.scenario.empty() && o.profile.empty()) {
+    throw std::invalid_argument("--scenario or --profile: expected the system to simulate, found neither");
+  }
+  std::optional<scenario::CalibrationProfile> profile;
+  if (!o.profile.empty()) profile = scenario::load_calibration_profile(o.profile);
+  MeasuredSystem system;
+  if (!o.scenario.empty()) {
+    system = system_from_scenario(scenario::load_scenario(o.scenario, o.overrides));
+  } else {
+    if (profile->node.empty()) {
+      throw std::invalid_argument(o.profile + ": the profile names no node (node:); pass --scenario");
+    }
+    system = system_from_node(profile->node);
+  }
+  if (profile) {
+    system.accelerator =
+        scenario::apply_profile_accelerator(*profile, system.accelerator, scenario::Location{o.profile, 0, 0});
+    system.collectives = scenario::apply_profile_collectives(*profile, system.collectives);
+    system.described += ", calibrated by " + o.profile;
+  }
+  return system;
+}
+
 void run_validate(const ValidateOptions& o) {
-  const scenario::Scenario s = scenario::load_scenario(o.scenario, o.overrides);
-  coll::CollectiveTimer timer(s.cluster, s.collectives, s.seed);
+  const MeasuredSystem system = validated_system(o);
+  const calib::ClusterForNodes cluster = cluster_for(system);
 
   calib::LoadOptions load;
   load.nccl.op = o.op;
@@ -55,6 +85,11 @@ void run_validate(const ValidateOptions& o) {
   const std::size_t given = measurements.size();
   measurements = calib::drop_repeated(std::move(measurements));
 
+  calib::SeriesOptions series_options;
+  series_options.op = o.op;
+  series_options.algo = o.algo;
+  series_options.nodes = o.nodes;
+  series_options.gpus_per_node = o.gpus_per_node;
   std::vector<double> errors;  // |relative error| of every size >= 1 MiB
   int files = 0;
   for (const auto& m : measurements) {
@@ -63,34 +98,24 @@ void run_validate(const ValidateOptions& o) {
     if (log == nullptr) {
       throw std::invalid_argument(file + ": expected nccl-tests output, found " + std::string(calib::kind_of(m)));
     }
-    calib::require_rows(*log);
-    const int nodes = o.nodes > 0 ? o.nodes : log->nodes;
-    const int gpus = o.gpus_per_node > 0 ? o.gpus_per_node : log->gpus_per_node;
-    if (nodes < 1) throw std::invalid_argument(file + ": the node count is unknown: pass --nodes");
-    if (gpus < 1) throw std::invalid_argument(file + ": the GPUs per node are unknown: pass --gpus-per-node");
-    const std::string op_name = !o.op.empty() ? o.op : log->op;
-    if (op_name.empty()) throw std::invalid_argument(file + ": the operation is unknown: pass --op");
-    const NcclOp op = parse_nccl_op(op_name, file + ": op");
-    const std::string algo_name = !o.algo.empty() ? o.algo : log->algo;
-    const auto algo = parse_nccl_algo(algo_name, o.algo.empty() ? file + ": NCCL_ALGO" : "--algo");
-    if (nodes > s.cluster.nodes || gpus > s.cluster.node.gpus) {
-      throw std::invalid_argument(file + ": measured on " + std::to_string(nodes) + " node(s) x " +
-                                  std::to_string(gpus) + " GPU(s), but the scenario has " +
-                                  std::to_string(s.cluster.nodes) + " x " + std::to_string(s.cluster.node.gpus));
+    const calib::BusbwSeries s = calib::busbw_series(*log, series_options);
+    const topo::ClusterSpec spec = cluster(s.nodes);
+    if (s.gpus_per_node > spec.node.gpus) {
+      throw std::invalid_argument(file + ": measured with " + std::to_string(s.gpus_per_node) +
+                                  " GPU(s) per node, but the system's node has " + std::to_string(spec.node.gpus));
     }
-    const auto ranks = nccl_group_ranks(timer.topology(), nodes, gpus);
+    coll::CollectiveTimer timer(spec, system.collectives, system.seed);
+    const auto ranks = coll::nccl_group_ranks(timer.topology(), s.nodes, s.gpus_per_node);
     ++files;
-    std::printf("# %s: %s on %d node(s) x %d GPU(s), algo %s\n", file.c_str(), op_name.c_str(), nodes, gpus,
-                algo_name.empty() ? "auto" : algo_name.c_str());
+    std::printf("# %s: %s on %d node(s) x %d GPU(s), algo %s\n", file.c_str(), s.op_name.c_str(), s.nodes,
+                s.gpus_per_node, s.algo_name.empty() ? "auto" : s.algo_name.c_str());
     std::printf("#%13s %12s %12s %9s  %s\n", "size(B)", "measured", "fathom", "error", "algorithm");
-    for (const auto& row : log->rows) {
-      const double measured = calib::busbw(row);
-      if (!(measured > 0) || row.bytes <= 0) continue;
-      const NcclSize sim = simulate_nccl_size(timer, op, ranks, row.bytes, algo);
-      const double error = (sim.busbw_gbps - measured) / measured;
-      std::printf("%14lld %12.2f %12.2f %+8.1f%%  %s\n", static_cast<long long>(row.bytes), measured, sim.busbw_gbps,
+    for (const auto& p : s.points) {
+      const coll::NcclSize sim = coll::simulate_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm);
+      const double error = (sim.busbw_gbps - p.busbw_gbps) / p.busbw_gbps;
+      std::printf("%14lld %12.2f %12.2f %+8.1f%%  %s\n", static_cast<long long>(p.bytes), p.busbw_gbps, sim.busbw_gbps,
                   100 * error, std::string(coll::to_string(sim.timing.algorithm)).c_str());
-      if (row.bytes >= kSummaryFromBytes) errors.push_back(std::fabs(error));
+      if (p.bytes >= kSummaryFromBytes) errors.push_back(std::fabs(error));
     }
   }
   if (given > measurements.size()) {
@@ -108,8 +133,12 @@ void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "validate", "compare fathom's simulated nccl-tests with real nccl-tests output (logs or their CSV form)");
-  cmd->add_option("--scenario", options->scenario, "the cluster to simulate (a scenario file)")
-      ->required()
+  cmd->add_option("--scenario", options->scenario,
+                  "the cluster to simulate (a scenario file); resized to the node count of each log")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--profile", options->profile,
+                  "a calibrated profile (fathom calibrate) applied over the system; without --scenario, the "
+                  "profile's node on the default fabric")
       ->check(CLI::ExistingFile);
   cmd->add_option("--set", options->overrides, "override a scenario key: --set cluster.nodes=4 (repeatable)")
       ->take_all();

@@ -107,6 +107,7 @@ hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool
   fields.bytes("hbm", a.hbm_bytes);
   fields.bandwidth("hbm_bandwidth", a.hbm_bytes_per_s);
   fields.watts("tdp", a.tdp_watts);
+  fields.positive_int("compute_units", a.compute_units);
 
   MapReader map_of_efficiencies = all ? map.child("efficiency") : map.optional_child("efficiency");
   FieldReader eff(map_of_efficiencies, all);

@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "scenarios/accelerator_catalog.hpp"
+#include "scenarios/calibration_profile.hpp"
+#include "scenarios/collectives_reader.hpp"
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
 #include "scenarios/yaml_reader.hpp"
@@ -210,33 +212,7 @@ void read_nccl_tests(Scenario& s, MapReader& w) {
 
 void read_collectives(Scenario& s, MapReader c) {
   note(s, c);
-  coll::CollectiveParams& p = s.collectives;
-  for (auto key : {"alpha", "launch", "slice", "nvls_chunk", "nvls_channels", "max_slices"}) {
-    if (auto v = c.find(key)) note(s, *v);
-  }
-  p.alpha_ns = c.duration("alpha", sim::SimTime::from_ns(p.alpha_ns)).ns();
-  p.launch_ns = c.duration("launch", sim::SimTime::from_ns(p.launch_ns)).ns();
-  p.slice_bytes = static_cast<double>(c.bytes("slice", static_cast<std::int64_t>(p.slice_bytes)));
-  p.nvls_chunk_bytes =
-      static_cast<double>(c.bytes("nvls_chunk", static_cast<std::int64_t>(p.nvls_chunk_bytes), Sign::kPositive));
-  p.nvls_channels = c.positive_int("nvls_channels", p.nvls_channels);
-  p.max_slices = c.positive_int("max_slices", p.max_slices);
-  MapReader e = c.optional_child("efficiency");
-  note(s, e);
-  e.declare({"ring", "tree", "nvls", "nic"});
-  auto fraction = [&](std::string_view key, double& out) {
-    if (auto v = e.find(key)) {
-      note(s, *v);
-      out = v->fraction();
-      if (!(out > 0)) v->fail("a fraction above 0 (the share of link rate the algorithm reaches)");
-    }
-  };
-  fraction("ring", p.efficiency.ring);
-  fraction("tree", p.efficiency.tree);
-  fraction("nvls", p.efficiency.nvls);
-  fraction("nic", p.efficiency.nic);
-  e.finish();
-  c.finish();
+  read_collectives_section(c, s.collectives, [&](const ValueReader& v) { note(s, v); });
 }
 
 void note_keys(Scenario& s, MapReader& m, std::initializer_list<std::string_view> keys) {
@@ -247,16 +223,21 @@ void note_keys(Scenario& s, MapReader& m, std::initializer_list<std::string_view
 
 // `hardware:`: the accelerator (a catalog name, or a mapping over one with overridden fields).
 // Without it, the cluster node's catalog entry names the accelerator.
-void read_hardware(Scenario& s, MapReader& root, const std::string& node_accelerator) {
+void read_hardware(Scenario& s, MapReader& root, const std::string& node_accelerator,
+                   const std::optional<CalibrationProfile>& profile) {
+  // The profile applies over the catalog entry, the scenario's own keys over both.
+  const auto calibrated = [&](hw::AcceleratorSpec a) {
+    return profile ? apply_profile_accelerator(*profile, std::move(a), s.locations.at("calibration")) : a;
+  };
   if (!root.has("hardware")) {
-    if (!node_accelerator.empty()) s.accelerator = *find_catalog_accelerator(node_accelerator);
+    if (!node_accelerator.empty()) s.accelerator = calibrated(*find_catalog_accelerator(node_accelerator));
     return;
   }
   MapReader hw = root.child("hardware");
   note(s, hw);
   if (auto v = hw.find("accelerator"); v && v->is_scalar()) {
     note(s, *v);
-    s.accelerator = catalog_accelerator(*v);
+    s.accelerator = calibrated(catalog_accelerator(*v));
   } else {
     MapReader a = hw.child("accelerator");
     note(s, a);
@@ -277,7 +258,7 @@ void read_hardware(Scenario& s, MapReader& root, const std::string& node_acceler
     for (auto key : kAcceleratorKeys) {
       if (auto v = a.find(key); v && v->is_scalar()) note(s, *v);
     }
-    s.accelerator = read_accelerator_fields(a, base);
+    s.accelerator = read_accelerator_fields(a, calibrated(std::move(base)));
     if (s.accelerator.name.empty()) s.accelerator.name = "custom";
     a.finish();
   }
@@ -542,15 +523,22 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   read_node(s, cluster, node_accelerator);
   read_fabric(s, cluster.child("fabric"));
   cluster.finish();
-  read_hardware(s, root, node_accelerator);
+  // `calibration:` a profile fitted by `fathom calibrate`, relative to the scenario's folder.
+  std::optional<CalibrationProfile> profile;
+  if (auto v = root.find("calibration")) {
+    note(s, *v);
+    const std::filesystem::path path = std::filesystem::path(file).parent_path() / v->as<std::string>("a profile file");
+    if (!std::filesystem::is_regular_file(path)) {
+      v->fail("a calibrated profile file (fathom calibrate -o FILE), relative to the scenario's folder");
+    }
+    profile = load_calibration_profile(path.string());
+  }
+  read_hardware(s, root, node_accelerator, profile);
   read_workload(s, root.child("workload"));
   // The accelerator's NVLink and NIC efficiencies are the collectives' defaults; the
   // collectives section overrides them key by key.
-  if (!s.accelerator.name.empty()) {
-    s.collectives.efficiency.ring = s.accelerator.efficiency.nvlink;
-    s.collectives.efficiency.tree = s.accelerator.efficiency.nvlink;
-    s.collectives.efficiency.nic = s.accelerator.efficiency.nic;
-  }
+  if (!s.accelerator.name.empty()) s.collectives = collective_defaults(s.accelerator);
+  if (profile) s.collectives = apply_profile_collectives(*profile, s.collectives);
   if (root.has("collectives")) read_collectives(s, root.child("collectives"));
   if (root.has("expect")) read_expect(s, root.child("expect"));
   if (root.has("output")) read_output(s, root.child("output"));

@@ -577,4 +577,18 @@ Topology build_cluster(const ClusterSpec& spec) {
   return t;
 }
 
+ClusterSpec resized_cluster(ClusterSpec spec, int nodes) {
+  if (nodes < 1) throw std::invalid_argument("nodes: expected at least 1, found " + std::to_string(nodes));
+  spec.nodes = nodes;
+  FabricSpec& f = spec.fabric;
+  if (f.radix <= 0) f.radix = kDefaultResizeRadix;
+  f.hosts_per_leaf = f.leaves = f.spines = f.leaves_per_pod = f.cores = 0;
+  // Two tiers hold hosts_per_leaf x R leaves' worth of NIC ports (a spine has R down ports).
+  const int hosts_per_leaf = static_cast<int>(f.radix * f.oversubscription / (1 + f.oversubscription));
+  const long long two_tier_ports = static_cast<long long>(hosts_per_leaf) * f.radix;
+  if (static_cast<long long>(nodes) * spec.node.nics > two_tier_ports) f.tiers = 3;
+  if (f.tiers == 3 && f.tier.size() < 3 && !f.tier.empty()) f.tier.push_back(f.tier.back());
+  return spec;
+}
+
 }  // namespace fathom::topo

@@ -79,6 +79,14 @@ struct FabricLayout {
 // message starts with the offending field ("fabric.radix: ...", "node.nics: ...").
 FabricLayout layout_fabric(const ClusterSpec& spec);
 
+// The same system with `nodes` nodes: `spec`'s node, link speeds, tiers' kind, oversubscription
+// and routing, with every switch count re-derived from a radix (the spec's, else
+// kDefaultResizeRadix, NVIDIA Quantum-2's 64 ports) and a third tier when two cannot hold the
+// NICs. For predicting how a system measured on a few nodes behaves on many (calibration).
+// Throws std::invalid_argument for nodes < 1.
+inline constexpr int kDefaultResizeRadix = 64;
+ClusterSpec resized_cluster(ClusterSpec spec, int nodes);
+
 // Builds the whole cluster and fills Topology::summary. Throws like layout_fabric().
 Topology build_cluster(const ClusterSpec& spec);
 

@@ -80,6 +80,9 @@ void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min
     throw std::invalid_argument(where + ": bytes must be finite and >= 0, got " + std::to_string(spec.bytes));
   }
   if (spec.alpha_ns < 0) throw std::invalid_argument(where + ": alpha_ns must be >= 0");
+  if (spec.step_ns < 0 || spec.nvls_step_ns < 0) {
+    throw std::invalid_argument(where + ": step_ns and nvls_step_ns must be >= 0");
+  }
   if (spec.root < 0 || static_cast<std::size_t>(spec.root) >= spec.ranks.size()) {
     throw std::invalid_argument(where + ": root " + std::to_string(spec.root) + " is not a rank");
   }
@@ -87,7 +90,8 @@ void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min
 
 // Emits transfers and keeps each vertex's last send and last receive, so that a GPU's sends
 // (and its receives) go one at a time, in emission order. Slice 0 of a message pays alpha and
-// the route latency; later slices stream behind it (Transfer::pipelined).
+// the route latency; later slices stream behind it (Transfer::pipelined), each after the
+// per-slice delay of the message's Slicing (set_slicing; none unless the spec has a step_ns).
 // The order is kept per channel (set_channel): the channels of a multi-channel ring run
 // concurrently, so a GPU's sends in one channel do not wait for its sends in another.
 class Builder {
@@ -95,6 +99,7 @@ class Builder {
   explicit Builder(std::int64_t alpha_ns) : alpha_ns_(alpha_ns) {}
 
   void set_channel(int channel) { channel_ = static_cast<std::uint32_t>(channel); }
+  void set_slicing(const Slicing& slicing) { slicing_ = slicing; }
 
   TransferIndex add(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after, int slice = 0,
                     bool serial_src = true, bool serial_dst = true) {
@@ -106,7 +111,8 @@ class Builder {
     }
     std::sort(after.begin(), after.end());
     after.erase(std::unique(after.begin(), after.end()), after.end());
-    const TransferIndex i = dag_.add({src, dst, bytes, slice == 0 ? alpha_ns_ : 0, std::move(after), slice > 0});
+    const std::int64_t delay = slice == 0 ? alpha_ns_ : slicing_.delay_ns(slice);
+    const TransferIndex i = dag_.add({src, dst, bytes, delay, std::move(after), slice > 0});
     last_send_[key(src)] = i;
     last_recv_[key(dst)] = i;
     return i;
@@ -123,6 +129,7 @@ class Builder {
   std::uint64_t key(VertexId v) const { return (static_cast<std::uint64_t>(channel_) << 32) | v; }
 
   std::int64_t alpha_ns_;
+  Slicing slicing_;
   std::uint32_t channel_ = 0;
   TransferDag dag_;
   std::unordered_map<std::uint64_t, TransferIndex> last_send_;
@@ -133,10 +140,11 @@ class Builder {
 // step, in `chunks` slices. Slice c of step k at rank i forwards what rank i received as slice
 // c of step k-1; step 0 waits for whatever rank i received last before this phase (the
 // previous phase's result).
-void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, double step_bytes, int chunks) {
+void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, double step_bytes, const Slicing& cut) {
   const std::size_t n = order.size();
   if (n < 2 || steps <= 0) return;
-  const double piece = step_bytes / chunks;
+  b.set_slicing(cut);
+  const int chunks = cut.count;
   const auto c_count = static_cast<std::size_t>(chunks);
   std::vector<std::optional<TransferIndex>> phase_start(n);
   for (std::size_t i = 0; i < n; ++i) phase_start[i] = b.last_recv(order[i]);
@@ -152,7 +160,8 @@ void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, doubl
           after.push_back(*phase_start[i]);
         }
         const std::size_t to = (i + 1) % n;
-        next[to * c_count + c] = b.add(order[i], order[to], piece, std::move(after), static_cast<int>(c));
+        next[to * c_count + c] = b.add(order[i], order[to], step_bytes * cut.fraction(static_cast<int>(c)),
+                                       std::move(after), static_cast<int>(c));
       }
     }
     std::swap(received, next);
@@ -160,9 +169,10 @@ void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, doubl
 }
 
 // A pipelined chain order[0] -> order[1] -> ... : piece c moves on from a hop as soon as it arrived.
-void chain(Builder& b, const std::vector<VertexId>& order, double bytes, int chunks) {
+void chain(Builder& b, const std::vector<VertexId>& order, double bytes, const Slicing& cut) {
   if (order.size() < 2) return;
-  const double piece = bytes / chunks;
+  b.set_slicing(cut);
+  const int chunks = cut.count;
   const std::optional<TransferIndex> start = b.last_recv(order[0]);
   std::vector<TransferIndex> arrived(static_cast<std::size_t>(chunks));
   for (std::size_t c = 0; c < arrived.size(); ++c) {
@@ -173,7 +183,8 @@ void chain(Builder& b, const std::vector<VertexId>& order, double bytes, int chu
       } else if (start) {
         after.push_back(*start);
       }
-      arrived[c] = b.add(order[j], order[j + 1], piece, std::move(after), static_cast<int>(c));
+      arrived[c] = b.add(order[j], order[j + 1], bytes * cut.fraction(static_cast<int>(c)), std::move(after),
+                         static_cast<int>(c));
     }
   }
 }
@@ -207,10 +218,12 @@ std::vector<std::vector<VertexId>> by_node(const topo::Topology& topology, const
 }
 
 // NVLS inside one plane: every GPU sends `up_bytes` into the switch, and once the switch holds
-// slice c from all of them it sends `down_bytes` / chunks of the result to each GPU. The
+// slice c from all of them it sends slice c's share of `down_bytes` to each GPU. The
 // switch's links are separate, so only the GPU ends are serialised.
 void nvls_phase(Builder& b, const std::vector<VertexId>& gpus, VertexId plane, double up_bytes, double down_bytes,
-                int chunks) {
+                const Slicing& cut) {
+  b.set_slicing(cut);
+  const int chunks = cut.count;
   std::vector<std::optional<TransferIndex>> start(gpus.size());
   for (std::size_t i = 0; i < gpus.size(); ++i) start[i] = b.last_recv(gpus[i]);
   for (int c = 0; c < chunks; ++c) {
@@ -218,9 +231,9 @@ void nvls_phase(Builder& b, const std::vector<VertexId>& gpus, VertexId plane, d
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       std::vector<TransferIndex> after;
       if (c == 0 && start[i]) after.push_back(*start[i]);
-      ups.push_back(b.add(gpus[i], plane, up_bytes / chunks, std::move(after), c, true, false));
+      ups.push_back(b.add(gpus[i], plane, up_bytes * cut.fraction(c), std::move(after), c, true, false));
     }
-    for (VertexId g : gpus) b.add(plane, g, down_bytes / chunks, ups, c, false, true);
+    for (VertexId g : gpus) b.add(plane, g, down_bytes * cut.fraction(c), ups, c, false, true);
   }
 }
 
@@ -241,14 +254,14 @@ VertexId common_plane(const topo::Topology& topology, const std::vector<VertexId
 
 // Slices of a point-to-point message, and of an NVLS phase on a plane of `gpus` GPUs moving
 // `bytes` per GPU (the larger of its up and down sizes).
-int slices(const CollectiveSpec& spec, double message_bytes) {
-  return slice_count(message_bytes, spec.slice_bytes, spec.max_slices);
+Slicing slices(const CollectiveSpec& spec, double message_bytes) {
+  return slicing(message_bytes, spec.slice_bytes, spec.max_slices, spec.step_ns);
 }
-int chain_slices(const CollectiveSpec& spec) {
-  return slice_count(spec.bytes, spec.slice_bytes, chain_slice_cap(spec.max_slices, spec.ranks.size()));
+Slicing chain_slices(const CollectiveSpec& spec) {
+  return slicing(spec.bytes, spec.slice_bytes, chain_slice_cap(spec.max_slices, spec.ranks.size()), spec.step_ns);
 }
-int nvls_slices(const CollectiveSpec& spec, double bytes, std::size_t gpus) {
-  return slice_count(bytes, spec.nvls_slice_bytes * static_cast<double>(gpus), spec.max_slices);
+Slicing nvls_slices(const CollectiveSpec& spec, double bytes, std::size_t gpus, int cap) {
+  return slicing(bytes, spec.nvls_slice_bytes * static_cast<double>(gpus), cap, spec.nvls_step_ns);
 }
 
 void ring(Builder& b, const CollectiveSpec& spec, const std::vector<VertexId>& order, int steps, double step_bytes) {
@@ -257,10 +270,14 @@ void ring(Builder& b, const CollectiveSpec& spec, const std::vector<VertexId>& o
 
 void nvls(Builder& b, const CollectiveSpec& spec, const std::vector<VertexId>& gpus, VertexId plane, double up_bytes,
           double down_bytes) {
-  nvls_phase(b, gpus, plane, up_bytes, down_bytes, nvls_slices(spec, std::max(up_bytes, down_bytes), gpus.size()));
+  nvls_phase(
+      b, gpus, plane, up_bytes, down_bytes,
+      nvls_slices(spec, std::max(up_bytes, down_bytes), gpus.size(), nvls_slice_cap(spec.max_slices, gpus.size())));
 }
 
 }  // namespace
+
+int nvls_slice_cap(int max_slices, std::size_t gpus) { return max_slices * std::max(1, static_cast<int>(gpus)); }
 
 int chain_slice_cap(int max_slices, std::size_t ranks) { return max_slices * std::max(1, static_cast<int>(ranks) - 2); }
 
@@ -268,6 +285,22 @@ int slice_count(double message_bytes, double slice_bytes, int max_slices) {
   if (!(slice_bytes > 0) || !(message_bytes > slice_bytes)) return 1;
   const double count = std::ceil(message_bytes / slice_bytes);
   return count >= static_cast<double>(max_slices) ? std::max(max_slices, 1) : static_cast<int>(count);
+}
+
+Slicing slicing(double message_bytes, double slice_bytes, int max_slices, std::int64_t step_ns) {
+  Slicing s;
+  s.count = slice_count(message_bytes, slice_bytes, max_slices);
+  if (slice_bytes > 0 && message_bytes > slice_bytes) {
+    // Beyond 2^30 real slices (absurdly small slices) the count saturates; the cost stays finite.
+    s.real = static_cast<int>(std::min(std::ceil(message_bytes / slice_bytes), 1073741824.0));
+  }
+  s.real = std::max(s.real, s.count);
+  if (s.count == 2) s.later_ns = step_ns * (s.real - 1);
+  if (s.count >= 3) {
+    s.later_ns = std::llround(static_cast<double>(step_ns) * (s.real - 2) / (s.count - 2));
+    s.last_ns = step_ns;
+  }
+  return s;
 }
 
 std::vector<std::vector<VertexId>> ring_channels(const topo::Topology& topology, const std::vector<VertexId>& ranks) {
@@ -385,14 +418,16 @@ TransferDag halving_doubling_all_reduce(const CollectiveSpec& spec) {
     const std::size_t d = distances[s];
     // The segment exchanged is n / (2 d) of the buffer's n pieces: S/2, S/4, ... then back up.
     const double bytes = spec.bytes * static_cast<double>(d) / static_cast<double>(n);
-    const int chunks = slices(spec, bytes);
+    const Slicing cut = slices(spec, bytes);
+    const int chunks = cut.count;
+    b.set_slicing(cut);
     std::vector<std::optional<TransferIndex>> start(n);
     for (std::size_t i = 0; i < n; ++i) start[i] = b.last_recv(spec.ranks[i]);
     for (int c = 0; c < chunks; ++c) {
       for (std::size_t i = 0; i < n; ++i) {
         std::vector<TransferIndex> after;
         if (c == 0 && start[i]) after.push_back(*start[i]);
-        b.add(spec.ranks[i], spec.ranks[i ^ d], bytes / chunks, std::move(after), c);
+        b.add(spec.ranks[i], spec.ranks[i ^ d], bytes * cut.fraction(c), std::move(after), c);
       }
     }
   }
@@ -460,7 +495,9 @@ TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
     int chunk;
     int rank;
   };
-  const int chunks_per_tree = slices(spec, spec.bytes / 2);
+  const Slicing cut = slices(spec, spec.bytes / 2);
+  const int chunks_per_tree = cut.count;
+  b.set_slicing(cut);
   std::vector<Item> items;
   for (int t = 0; t < 2; ++t) {
     for (int c = 0; c < chunks_per_tree; ++c) {
@@ -480,7 +517,7 @@ TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
   // up[t][c * n + r]: rank r's send of piece c to its parent; down[...]: its receipt from the parent.
   std::vector<std::vector<TransferIndex>> up(2, std::vector<TransferIndex>(chunks * un)),
       down(2, std::vector<TransferIndex>(chunks * un));
-  const double piece = spec.bytes / 2 / chunks_per_tree;
+  const auto piece = [&](int c) { return spec.bytes / 2 * cut.fraction(c); };
   for (const Item& it : items) {
     const auto t = static_cast<std::size_t>(it.tree);
     const auto r = static_cast<std::size_t>(it.rank);
@@ -489,14 +526,14 @@ TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
     std::vector<TransferIndex> after;
     if (it.down == 0) {
       for (int ch : children[t][r]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
-      up[t][c * un + r] = b.add(spec.ranks[r], spec.ranks[p], piece, std::move(after), it.chunk);
+      up[t][c * un + r] = b.add(spec.ranks[r], spec.ranks[p], piece(it.chunk), std::move(after), it.chunk);
     } else {
       if (static_cast<int>(p) == root[t]) {
         for (int ch : children[t][p]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
       } else {
         after.push_back(down[t][c * un + p]);
       }
-      down[t][c * un + r] = b.add(spec.ranks[p], spec.ranks[r], piece, std::move(after), it.chunk);
+      down[t][c * un + r] = b.add(spec.ranks[p], spec.ranks[r], piece(it.chunk), std::move(after), it.chunk);
     }
   }
   return b.take();
@@ -534,23 +571,29 @@ TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
   // each rail, and gathered back, each phase waiting only for the same slice's previous phase.
   // The phases are separate channels of the Builder, so a GPU sends (and receives) one slice
   // at a time per phase, in slice order, while the phases of different slices overlap.
-  const int slice_total = nvls_slices(spec, spec.bytes, g);
-  const double piece = spec.bytes / slice_total;               // per GPU into (RS) or out of (AG) the switch
-  const double part = piece / static_cast<double>(g);          // GPU j's share of a slice
-  const double step = part / static_cast<double>(node_count);  // one ring step on a rail
+  const Slicing cut = nvls_slices(spec, spec.bytes, g, spec.max_slices);
+  // The rail rings' steps are cut as the NVLS phases are, but pay the ring protocol's step.
+  const Slicing ring_cut =
+      slicing(spec.bytes, spec.nvls_slice_bytes * static_cast<double>(g), spec.max_slices, spec.step_ns);
+  const int slice_total = cut.count;
   const int steps = 2 * (static_cast<int>(node_count) - 1);
   Builder b(spec.alpha_ns);
   // ready[k][j]: the transfer after which node k's j-th GPU holds its share of the slice (the
   // node's sum after the reduce-scatter, the global sum after the ring).
   std::vector<std::vector<TransferIndex>> ready(node_count, std::vector<TransferIndex>(g));
   for (int p = 0; p < slice_total; ++p) {
+    const double piece = spec.bytes * cut.fraction(p);           // per GPU into (RS) or out of (AG) the switch
+    const double part = piece / static_cast<double>(g);          // GPU j's share of a slice
+    const double step = part / static_cast<double>(node_count);  // one ring step on a rail
     b.set_channel(0);  // NVLS reduce-scatter: the switch returns part j of the node's sum to GPU j
+    b.set_slicing(cut);
     for (std::size_t k = 0; k < node_count; ++k) {
       std::vector<TransferIndex> ups;
       for (VertexId gpu : nodes[k]) ups.push_back(b.add(gpu, planes[k], piece, {}, p, true, false));
       for (std::size_t j = 0; j < g; ++j) ready[k][j] = b.add(planes[k], nodes[k][j], part, ups, p, false, true);
     }
     b.set_channel(1);  // per rail, a ring all-reduce of the parts across nodes
+    b.set_slicing(ring_cut);
     for (std::size_t j = 0; j < g && steps > 0; ++j) {
       std::vector<TransferIndex> received(node_count);
       for (int s = 0; s < steps; ++s) {
@@ -564,6 +607,7 @@ TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
       for (std::size_t k = 0; k < node_count; ++k) ready[k][j] = received[k];
     }
     b.set_channel(2);  // NVLS all-gather: each GPU puts its part in, the switch multicasts the slice
+    b.set_slicing(cut);
     for (std::size_t k = 0; k < node_count; ++k) {
       std::vector<TransferIndex> ups;
       for (std::size_t j = 0; j < g; ++j) {

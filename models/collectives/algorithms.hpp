@@ -55,7 +55,49 @@ struct CollectiveSpec {
   double nvls_slice_bytes = 0;        // NVLS: slice size per GPU of the plane; 0: whole messages
   int max_slices = 64;                // at most this many slices per message (>= 1); chains: chain_slice_cap
   int root = 0;                       // broadcast and reduce: root rank
+  // Per-slice cost of the protocol (NCCL's per-step flag handshake): every slice of a message
+  // after its first waits this long before its bytes move, so a message of k slices pays
+  // alpha + (k - 1) x step_ns of software time. Counted on the real slices, not the DAG's
+  // (slicing()): the max_slices bound must not change a message's total cost.
+  std::int64_t step_ns = 0;
+  // The same for a round of NVLS (nvls_slice_bytes per GPU through the switch), which costs
+  // differently: a multimem reduction or multicast round trip through the NVSwitch, with a
+  // barrier of the plane's GPUs, instead of a point-to-point handshake.
+  std::int64_t nvls_step_ns = 0;
 };
+
+// How a message is cut: into `real` slices of the protocol (ceil(message / slice)), of which the
+// DAG carries `count` (at most the cap). The first and the last DAG slices are one real slice
+// each -- so that a pipeline fills and drains in one real slice's time, as NCCL's does, whatever
+// the cap -- and the count - 2 between them share the rest equally, each standing for
+// (real - 2) / (count - 2) real slices and waiting that many step_ns (`later_ns`, rounded to
+// whole ns) before moving; the last waits one step_ns. (With two DAG slices, the first is one
+// real slice and the second the rest.) The first waits alpha alone: the message pays
+// alpha + (real - 1) x step_ns in all, up to the rounding.
+struct Slicing {
+  int count = 1;
+  int real = 1;
+  std::int64_t later_ns = 0;  // delay of a middle slice (of the second, with two)
+  std::int64_t last_ns = 0;   // delay of the last slice (with three or more)
+  // Whether slice c is the one-real-slice tail (three or more DAG slices).
+  bool is_tail(int c) const { return count >= 3 && c == count - 1; }
+  // The delay of slice c > 0; slice 0 pays alpha instead.
+  std::int64_t delay_ns(int c) const { return c == 0 ? 0 : (is_tail(c) ? last_ns : later_ns); }
+  // What the slice delays add to a message beyond alpha.
+  std::int64_t total_extra_ns() const {
+    std::int64_t total = 0;
+    for (int c = 1; c < count; ++c) total += delay_ns(c);
+    return total;
+  }
+  // The share of the message slice c carries (they sum to 1).
+  double fraction(int c) const {
+    if (count <= 1) return 1.0;
+    const double one = 1.0 / real;
+    if (c == 0 || is_tail(c)) return one;
+    return count == 2 ? 1.0 - one : (1.0 - 2 * one) / (count - 2);
+  }
+};
+Slicing slicing(double message_bytes, double slice_bytes, int max_slices, std::int64_t step_ns);
 
 // The slices a message of `message_bytes` is cut into: ceil(message / slice), at least 1 and at
 // most `max_slices`; 1 when slice_bytes is 0.
@@ -64,6 +106,10 @@ int slice_count(double message_bytes, double slice_bytes, int max_slices);
 // h = ranks - 1 hops fills its pipeline in h - 1 slice times, so it may use (h - 1) x
 // max_slices slices and its fill stays 1/max_slices of its bytes, as NVLS's (two stages) does.
 int chain_slice_cap(int max_slices, std::size_t ranks);
+// The cap on the slices of a one-plane NVLS all-reduce over `gpus` GPUs: a slice is only 2 x gpus
+// transfers, so it may use gpus x max_slices slices (8 GPUs, 64: 512, what an 8 GiB message needs
+// at NCCL's 16 MiB rounds) and its two-stage pipeline's fill of one slice shrinks with them.
+int nvls_slice_cap(int max_slices, std::size_t gpus);
 
 // The rings ("channels") a ring all-reduce, reduce-scatter or all-gather runs, as NCCL runs one
 // ring per channel. A group spanning N > 1 nodes with the same g > 1 ranks on each gets C = g

@@ -15,23 +15,46 @@ namespace {
 
 using topo::VertexId;
 
-// Longest path through a pipeline of stages (hops) j = 0..h-1 carrying C slices, where slice c
-// at stage j waits for slice c at stage j-1 and for slice c-1 at stage j. Slice 0 of a stage
-// costs first_j (alpha + latency) + slice_j; later slices stream behind it and cost slice_j.
-// A path runs along slice 0 to some stage J, collecting first_j for j <= J, then spends its
-// C - 1 remaining slices on the slowest stage from J on:
-// T = max_J [ sum_{j<=J} first_j + sum_j slice_j + (C - 1) max_{j>=J} slice_j ].
-double pipeline(const std::vector<double>& first, const std::vector<double>& slice, int slices) {
-  const std::size_t h = first.size();
+// One stage (hop) of a pipeline: slice 0 costs first (alpha + latency) + head, the middle
+// slices body each and the last tail (its delay and bytes; Slicing says which is which).
+struct Stage {
+  double first = 0, head = 0, body = 0, tail = 0;
+};
+
+// Longest path through a pipeline of stages j = 0..h-1 carrying C slices, where slice c at stage
+// j waits for slice c at stage j-1 and for slice c-1 at stage j. Rows: slice 0 (first + head),
+// slices 1..C-2 (body), slice C-1 (tail; with C = 2 the second slice is a tail costing body). A
+// path runs along slice 0 to stage J, through the middle rows from stage J to stage K (each stage
+// once, and its other C - 3 middle cells on the slowest of them), and along the last slice from K:
+//   C = 1:  T = sum_j (first_j + head_j);
+//   C = 2:  T = max_J [ sum_{j<=J} (first_j + head_j) + sum_{j>=J} body_j ];
+//   C >= 3: T = max_{J<=K} [ sum_{j<=J} (first_j + head_j) + sum_{J<=j<=K} body_j
+//                            + (C - 3) max_{J<=j<=K} body_j + sum_{j>=K} tail_j ].
+double pipeline(const std::vector<Stage>& stages, int slices) {
+  const std::size_t h = stages.size();
   if (h == 0) return 0;
-  double slice_sum = 0;
-  for (double t : slice) slice_sum += t;
-  std::vector<double> slowest_from(h + 1, 0.0);
-  for (std::size_t j = h; j-- > 0;) slowest_from[j] = std::max(slowest_from[j + 1], slice[j]);
-  double best = 0, first_sum = 0;
-  for (std::size_t j = 0; j < h; ++j) {
-    first_sum += first[j];
-    best = std::max(best, first_sum + slice_sum + (slices - 1) * slowest_from[j]);
+  std::vector<double> along_head(h);  // sum_{j<=J} (first + head)
+  double sum = 0;
+  for (std::size_t j = 0; j < h; ++j) along_head[j] = (sum += stages[j].first + stages[j].head);
+  if (slices <= 1) return along_head[h - 1];
+  double best = -std::numeric_limits<double>::infinity();
+  if (slices == 2) {
+    double rest = 0;
+    for (std::size_t j = h; j-- > 0;) {
+      rest += stages[j].body;
+      best = std::max(best, along_head[j] + rest);
+    }
+    return best;
+  }
+  std::vector<double> tail_from(h + 1, 0.0);
+  for (std::size_t j = h; j-- > 0;) tail_from[j] = tail_from[j + 1] + stages[j].tail;
+  for (std::size_t J = 0; J < h; ++J) {
+    double body_sum = 0, body_max = 0;
+    for (std::size_t K = J; K < h; ++K) {
+      body_sum += stages[K].body;
+      body_max = std::max(body_max, stages[K].body);
+      best = std::max(best, along_head[J] + body_sum + (slices - 3) * body_max + tail_from[K]);
+    }
   }
   return best;
 }
@@ -41,9 +64,32 @@ struct Costs {
   topo::Router& router;
   const CollectiveSpec& spec;
 
-  // One whole message of m bytes from a to b: alpha + latency + m / B.
+  // One whole message of m bytes from a to b, cut as slices(m): alpha + latency + m / B plus the
+  // per-slice delays of its later slices.
   double d(VertexId a, VertexId b, double bytes) const {
-    return transfer_seconds(path_cost(topology, router, a, b), bytes, spec.alpha_ns);
+    return transfer_seconds(path_cost(topology, router, a, b), bytes, spec.alpha_ns + extra_ns(bytes));
+  }
+  std::int64_t extra_ns(double message_bytes) const {
+    return slicing(message_bytes, spec.slice_bytes, spec.max_slices, spec.step_ns).total_extra_ns();
+  }
+  // A pipeline stage carrying a message of `seconds` at the stage's bandwidth, cut as `cut`, with
+  // `fixed` (alpha + latency) paid by slice 0: each slice pays its delay and its share of the bytes.
+  static Stage stage(const Slicing& cut, double fixed, double seconds) {
+    Stage s;
+    s.first = fixed;
+    s.head = seconds * cut.fraction(0);
+    if (cut.count >= 2) s.body = static_cast<double>(cut.delay_ns(1)) * 1e-9 + seconds * cut.fraction(1);
+    if (cut.count >= 3) {
+      s.tail = static_cast<double>(cut.delay_ns(cut.count - 1)) * 1e-9 + seconds * cut.fraction(cut.count - 1);
+    }
+    return s;
+  }
+  // The stage-wise maximum (the slowest GPU of a symmetric phase).
+  static void keep_max(Stage& into, const Stage& s) {
+    into.first = std::max(into.first, s.first);
+    into.head = std::max(into.head, s.head);
+    into.body = std::max(into.body, s.body);
+    into.tail = std::max(into.tail, s.tail);
   }
 
   // K steps of a ring. Every rank streams each step's message as back-to-back slices, and its
@@ -85,7 +131,8 @@ struct Costs {
           latency_ns += topology.link(l).latency_ns;
           share = std::min(share, topology.link(l).bytes_per_s / flows[l]);
         }
-        slowest = std::max(slowest, static_cast<double>(spec.alpha_ns + latency_ns) * 1e-9 + bytes / share);
+        slowest =
+            std::max(slowest, static_cast<double>(spec.alpha_ns + extra_ns(bytes) + latency_ns) * 1e-9 + bytes / share);
       }
     }
     return steps * slowest;
@@ -95,14 +142,13 @@ struct Costs {
   // the hops.
   double chain(const std::vector<VertexId>& order, double bytes) const {
     if (order.size() < 2) return 0;
-    const int slices = slice_count(bytes, spec.slice_bytes, chain_slice_cap(spec.max_slices, order.size()));
-    std::vector<double> first, slice;
+    const Slicing cut = slicing(bytes, spec.slice_bytes, chain_slice_cap(spec.max_slices, order.size()), spec.step_ns);
+    std::vector<Stage> stages;
     for (std::size_t j = 0; j + 1 < order.size(); ++j) {
       const PathCost p = path_cost(topology, router, order[j], order[j + 1]);
-      first.push_back(static_cast<double>(spec.alpha_ns + p.latency_ns) * 1e-9);
-      slice.push_back(bytes / slices / p.bytes_per_s);
+      stages.push_back(stage(cut, static_cast<double>(spec.alpha_ns + p.latency_ns) * 1e-9, bytes / p.bytes_per_s));
     }
-    return pipeline(first, slice, slices);
+    return pipeline(stages, cut.count);
   }
 
   // A GPU's paths into and out of its NVSwitch plane.
@@ -117,17 +163,18 @@ struct Costs {
   // NVLS: a two-stage pipeline (all GPUs into the switch, then the switch out to all GPUs),
   // with a barrier per slice at the switch; the slice is nvls_slice_bytes per GPU of the plane.
   double nvls(const std::vector<VertexId>& gpus, double up_bytes, double down_bytes) const {
-    const int slices = slice_count(std::max(up_bytes, down_bytes),
-                                   spec.nvls_slice_bytes * static_cast<double>(gpus.size()), spec.max_slices);
-    std::vector<double> first(2, 0.0), slice(2, 0.0);
+    const Slicing cut =
+        slicing(std::max(up_bytes, down_bytes), spec.nvls_slice_bytes * static_cast<double>(gpus.size()),
+                nvls_slice_cap(spec.max_slices, gpus.size()), spec.nvls_step_ns);
+    std::vector<Stage> stages(2);
     for (VertexId g : gpus) {
       const auto [up, down] = switch_paths(g);
-      first[0] = std::max(first[0], static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9);
-      first[1] = std::max(first[1], static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9);
-      slice[0] = std::max(slice[0], up_bytes / slices / up.bytes_per_s);
-      slice[1] = std::max(slice[1], down_bytes / slices / down.bytes_per_s);
+      keep_max(stages[0],
+               stage(cut, static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9, up_bytes / up.bytes_per_s));
+      keep_max(stages[1],
+               stage(cut, static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9, down_bytes / down.bytes_per_s));
     }
-    return pipeline(first, slice, slices);
+    return pipeline(stages, cut.count);
   }
 
   // NVLS-tree, pipelined by the C slices of an NVLS phase on S (S / C per GPU): five stages per
@@ -140,40 +187,40 @@ struct Costs {
   double nvls_tree(const std::vector<std::vector<VertexId>>& nodes) const {
     const auto g = static_cast<double>(nodes[0].size());
     const auto node_count = static_cast<int>(nodes.size());
-    const int slices =
-        slice_count(spec.bytes, spec.nvls_slice_bytes * static_cast<double>(nodes[0].size()), spec.max_slices);
-    const double piece = spec.bytes / slices, part = piece / g;
-    std::vector<double> first(5, 0.0), slice(5, 0.0);
+    const double nvls_slice = spec.nvls_slice_bytes * static_cast<double>(nodes[0].size());
+    const Slicing cut = slicing(spec.bytes, nvls_slice, spec.max_slices, spec.nvls_step_ns);
+    const Slicing ring_cut = slicing(spec.bytes, nvls_slice, spec.max_slices, spec.step_ns);  // same slices
+    const double s = spec.bytes, part = s / g;  // whole-message bytes of each phase per GPU
+    std::vector<Stage> stages(5);
     for (const auto& node : nodes) {
       for (VertexId gpu : node) {
         const auto [up, down] = switch_paths(gpu);
-        const double up_first = static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9;
-        const double down_first = static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9;
-        first[0] = std::max(first[0], up_first);
-        first[1] = std::max(first[1], down_first);
-        first[3] = std::max(first[3], up_first);
-        first[4] = std::max(first[4], down_first);
-        slice[0] = std::max(slice[0], piece / up.bytes_per_s);
-        slice[1] = std::max(slice[1], part / down.bytes_per_s);
-        slice[3] = std::max(slice[3], part / up.bytes_per_s);
-        slice[4] = std::max(slice[4], piece / down.bytes_per_s);
+        const double up_fixed = static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9;
+        const double down_fixed = static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9;
+        keep_max(stages[0], stage(cut, up_fixed, s / up.bytes_per_s));
+        keep_max(stages[1], stage(cut, down_fixed, part / down.bytes_per_s));
+        keep_max(stages[3], stage(cut, up_fixed, part / up.bytes_per_s));
+        keep_max(stages[4], stage(cut, down_fixed, s / down.bytes_per_s));
       }
     }
     if (node_count > 1) {
+      // A slice's ring: 2(N-1) single transfers of its part / N. Slice 0's pay alpha + latency
+      // each and every later slice's its per-slice delay each; all pay their bytes / B. (ring()
+      // would cut them again, so it is not used here.)
       const int steps = 2 * (node_count - 1);
-      const double step = part / node_count;
-      double whole = 0, streamed = 0;  // a slice's ring with and without alpha + latency
       for (const auto& rail : rails_of(nodes)) {
-        whole = std::max(whole, ring(rail, steps, step));
         for (std::size_t i = 0; i < rail.size(); ++i) {
           const PathCost p = path_cost(topology, router, rail[i], rail[(i + 1) % rail.size()]);
-          streamed = std::max(streamed, steps * step / p.bytes_per_s);
+          Stage ring = stage(ring_cut, steps * static_cast<double>(spec.alpha_ns + p.latency_ns) * 1e-9,
+                             steps * (part / node_count) / p.bytes_per_s);
+          // stage() charges one delay per slice; a ring slice pays one per step.
+          ring.body += (steps - 1) * static_cast<double>(ring_cut.delay_ns(1)) * 1e-9;
+          ring.tail += (steps - 1) * static_cast<double>(ring_cut.delay_ns(ring_cut.count - 1)) * 1e-9;
+          keep_max(stages[2], ring);
         }
       }
-      first[2] = whole - streamed;
-      slice[2] = streamed;
     }
-    return pipeline(first, slice, slices);
+    return pipeline(stages, cut.count);
   }
 };
 
@@ -216,8 +263,13 @@ double transfer_seconds(const PathCost& path, double bytes, std::int64_t alpha_n
 
 double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
                           const CollectiveSpec& spec, std::uint64_t seed) {
-  // Building the DAG validates the spec and rejects unsupported pairs with the builders' messages.
-  const TransferDag dag = build_collective(op, algorithm, topology, spec);
+  // Building the DAG unsliced validates the spec and rejects unsupported pairs with the builders'
+  // messages, at a fraction of the cost of the sliced DAG (which only the tree needs).
+  CollectiveSpec unsliced = spec;
+  unsliced.slice_bytes = 0;
+  unsliced.nvls_slice_bytes = 0;
+  build_collective(op, algorithm, topology, unsliced);
+  const auto dag = [&] { return build_collective(op, algorithm, topology, spec); };
   const Costs c{topology, router, spec};
   const auto& r = spec.ranks;
   const int n = static_cast<int>(r.size());
@@ -244,7 +296,7 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
           return t;
         }
         case Algorithm::kDoubleBinaryTree:
-          return critical_path_seconds(dag, topology, router, seed);
+          return critical_path_seconds(dag(), topology, router, seed);
         case Algorithm::kNvlsTree:
           return c.nvls_tree(ranks_by_node(topology, r));
         case Algorithm::kHierarchical: {
@@ -283,11 +335,15 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
     case Op::kSendRecv: {
       // One transfer, or nccl-tests' shift (every rank to the next at once, each on its own links).
       double slowest = 0;
-      for (int i = 0; i < (n == 2 ? 1 : n); ++i) slowest = std::max(slowest, c.d(r[i], r[(i + 1) % n], s));
+      // Unsliced, so no per-slice delays: d without them.
+      for (int i = 0; i < (n == 2 ? 1 : n); ++i) {
+        slowest =
+            std::max(slowest, transfer_seconds(path_cost(topology, router, r[i], r[(i + 1) % n]), s, spec.alpha_ns));
+      }
       return slowest;
     }
   }
-  return critical_path_seconds(dag, topology, router, seed);
+  return critical_path_seconds(dag(), topology, router, seed);
 }
 
 double critical_path_seconds(const TransferDag& dag, const topo::Topology& topology, topo::Router& router,

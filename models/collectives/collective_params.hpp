@@ -34,6 +34,12 @@ struct CollectiveParams {
   std::int64_t alpha_ns = 5'000;
   // Fixed cost of one collective call (kernel launch and setup), added once per operation.
   std::int64_t launch_ns = 10'000;
+  // Cost of each further slice of a message (NCCL's per-step handshake between GPUs; it makes
+  // small slices slower than their bytes alone). 0 by default: no public figure; calibration
+  // fits it (docs/calibration.md).
+  std::int64_t step_ns = 0;
+  // The same per NVLS round (CollectiveSpec::nvls_step_ns); fitted separately, 0 by default.
+  std::int64_t nvls_step_ns = 0;
   // Slice size of ring, chain, tree and halving-doubling messages: one step of NCCL's Simple
   // protocol, NCCL_BUFFSIZE (4 MiB) / NCCL_STEPS (8) = 512 KiB.
   double slice_bytes = 512.0 * 1024;
@@ -46,8 +52,26 @@ struct CollectiveParams {
   int max_slices = 64;
   AlgorithmEfficiency efficiency;
 
-  // The per-GPU NVLS slice (CollectiveSpec::nvls_slice_bytes).
+  // NCCL shrinks the NVLS chunk of a message too small to keep its pipeline busy (enqueue.cc,
+  // NCCL 2.18 on; the first threshold is 32 C in some versions): with C = channels x heads (the
+  // plane's GPUs) concurrent chunks, to 64 KiB below 64 C chunks of bytes, 32 KiB below 8 C,
+  // 16 KiB below 2 C (never growing it). Off by default: on the three published single-node
+  // sweeps (NCCL 2.18.5, 2.20.5, 2.26.2) fathom's model fits better without it, the calibration
+  // choosing per system (docs/calibration.md). Off: the chunk is nvls_chunk_bytes at every size.
+  bool nvls_adaptive_chunk = false;
+
+  // The per-GPU NVLS slice (CollectiveSpec::nvls_slice_bytes) at the largest chunk.
   double nvls_slice_bytes() const { return nvls_chunk_bytes * nvls_channels; }
+  // The NVLS chunk NCCL uses for an all-reduce of `bytes` on a plane of `heads` GPUs.
+  double nvls_chunk_for(double bytes, int heads) const {
+    double chunk = nvls_chunk_bytes;
+    if (!nvls_adaptive_chunk) return chunk;
+    const double concurrent = static_cast<double>(nvls_channels) * heads;
+    if (bytes < 64 * concurrent * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 8 * concurrent * chunk && chunk > 32768) chunk = 32768;
+    if (bytes < 2 * concurrent * chunk && chunk > 16384) chunk = 16384;
+    return chunk;
+  }
 };
 
 }  // namespace fathom::coll

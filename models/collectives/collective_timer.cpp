@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "models/collectives/alpha_beta.hpp"
 #include "models/collectives/transfer_dag.hpp"
 #include "topologies/cluster.hpp"
 
@@ -80,7 +81,15 @@ CollectiveSpec CollectiveTimer::spec(const std::vector<topo::VertexId>& ranks, d
   spec.alpha_ns = params_.alpha_ns;
   spec.slice_bytes = params_.slice_bytes;
   spec.nvls_slice_bytes = params_.nvls_slice_bytes();
+  // NVLS on one plane: NCCL's chunk for this size (NVLS-tree keeps the largest: NCCL's own rule
+  // for it differs by version and node count).
+  const GroupShape shape = group_shape(plain_, ranks);
+  if (shape.one_nvlink_domain && shape.nvls) {
+    spec.nvls_slice_bytes = params_.nvls_chunk_for(bytes, shape.ranks) * params_.nvls_channels;
+  }
   spec.max_slices = params_.max_slices;
+  spec.step_ns = params_.step_ns;
+  spec.nvls_step_ns = params_.nvls_step_ns;
   spec.root = 0;
   return spec;
 }
@@ -114,6 +123,15 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
   const DagResult result = run_dag(s.topology, *s.router, dag, seed_);
   t.seconds = result.makespan.to_seconds() + static_cast<double>(params_.launch_ns) * 1e-9;
   memo_.emplace(std::move(key), t);
+  return t;
+}
+
+CollectiveTiming CollectiveTimer::closed_form(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
+                                              std::optional<Algorithm> algorithm) {
+  CollectiveTiming t = resolve(op, ranks, bytes, algorithm);
+  Scaled& s = scaled(t.algorithm);
+  t.seconds = alpha_beta_seconds(op, t.algorithm, s.topology, *s.router, spec(ranks, bytes), seed_) +
+              static_cast<double>(params_.launch_ns) * 1e-9;
   return t;
 }
 

@@ -64,6 +64,11 @@ class CollectiveTimer {
   CollectiveTiming time(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
                         std::optional<Algorithm> algorithm = std::nullopt);
 
+  // What time() would return from the algorithm's alpha-beta closed form (alpha_beta.hpp) on the
+  // scaled cluster, plus launch, without running the DAG. Not memoized.
+  CollectiveTiming closed_form(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
+                               std::optional<Algorithm> algorithm = std::nullopt);
+
   // Several collectives of the same op and size started together (e.g. the data-parallel
   // groups of every pipeline stage, which share NICs and fabric links): their DAGs merged into
   // one run over the flow network. Returns each group's own finish time (launch included), in

@@ -54,6 +54,7 @@ struct AcceleratorSpec {
   double hbm_bytes = 0;        // capacity
   double hbm_bytes_per_s = 0;  // peak bandwidth
   double tdp_watts = 0;
+  int compute_units = 0;  // SMs (NVIDIA) or CUs (AMD): how many tiles of a GEMM run at once
   DefaultEfficiencies efficiency;
   std::string efficiency_source;  // where the efficiencies come from
 

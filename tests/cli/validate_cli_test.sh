@@ -30,8 +30,12 @@ check "a .log and its .csv count once" grep -qE '^files=1 points=14 ' <<<"$(tail
 err=$("$fathom" validate --scenario "$node" "$data/azure-nd-h100-v5/nccl_all_reduce.csv" 2>&1); rc=$?
 check "a CSV without --nodes exits 2" test "$rc" -eq 2
 check "and says to pass --nodes" grep -q -- "--nodes" <<<"$err"
-err=$("$fathom" validate --scenario "$node" "$data"/hgx-h100-ib-2node/G_*.log 2>&1); rc=$?
-check "a log from more nodes than the scenario has exits 2" test "$rc" -eq 2
+out=$("$fathom" validate --scenario "$node" "$data"/hgx-h100-ib-2node/G_*.log 2>&1); rc=$?
+check "a log from more nodes than the scenario has runs on the scenario's system resized" test "$rc" -eq 0
+check "at the log's node count" grep -q "on 2 node(s) x 8 GPU(s), algo Ring" <<<"$out"
+err=$("$fathom" validate "$data"/hgx-h100-ib-2node/G_*.log 2>&1); rc=$?
+check "without --scenario or --profile exits 2" test "$rc" -eq 2
+check "and says what is missing" grep -q -- "--scenario or --profile" <<<"$err"
 err=$("$fathom" validate --scenario "$node" "$data/azure-nd-h100-v5/gemm.csv" 2>&1); rc=$?
 check "a file that is not nccl-tests output exits 2" test "$rc" -eq 2
 printf '     1048576        262144     float     sum      -1    156.9    6.68   oops      0\n' >"$tmp/bad.log"

@@ -133,35 +133,89 @@ TEST_CASE("closed forms equal the DAG's critical path exactly, however finely me
     for (int n : {2, 8, 16}) {
       for (double slice : {4e3, 300e3}) {
         for (int cap : {3, 64}) {
-          CollectiveSpec spec;
-          spec.ranks = gpus(t, n);
-          spec.bytes = 8e6;
-          spec.alpha_ns = 1500;
-          spec.slice_bytes = slice;
-          spec.nvls_slice_bytes = slice / 4;
-          spec.max_slices = cap;
-          spec.root = 1;
-          CAPTURE(to_string(op));
-          CAPTURE(to_string(algorithm));
-          CAPTURE(n);
-          CAPTURE(slice);
-          CAPTURE(cap);
-          const double closed = alpha_beta_seconds(op, algorithm, t, router, spec, kSeed);
-          const double path = critical_path_seconds(build_collective(op, algorithm, t, spec), t, router, kSeed);
-          CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+          for (std::int64_t step_ns : {0, 700}) {
+            CollectiveSpec spec;
+            spec.ranks = gpus(t, n);
+            spec.bytes = 8e6;
+            spec.alpha_ns = 1500;
+            spec.step_ns = step_ns;
+            spec.nvls_step_ns = 3 * step_ns;  // NVLS rounds cost differently from ring steps
+            spec.slice_bytes = slice;
+            spec.nvls_slice_bytes = slice / 4;
+            spec.max_slices = cap;
+            spec.root = 1;
+            CAPTURE(to_string(op));
+            CAPTURE(to_string(algorithm));
+            CAPTURE(n);
+            CAPTURE(slice);
+            CAPTURE(cap);
+            CAPTURE(step_ns);
+            const double closed = alpha_beta_seconds(op, algorithm, t, router, spec, kSeed);
+            const double path = critical_path_seconds(build_collective(op, algorithm, t, spec), t, router, kSeed);
+            CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+          }
         }
       }
     }
   }
+  for (std::int64_t step_ns : {0, 700, 5000}) {  // per NVLS round
+    CollectiveSpec spec;
+    spec.ranks = gpus(t, 8);
+    spec.bytes = 8e6;
+    spec.alpha_ns = 1500;
+    spec.nvls_step_ns = step_ns;
+    spec.nvls_slice_bytes = 1e3;
+    CAPTURE(step_ns);
+    const double closed = alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec, kSeed);
+    const double path =
+        critical_path_seconds(build_collective(Op::kAllReduce, Algorithm::kNvls, t, spec), t, router, kSeed);
+    CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("per-slice delay: a message of k real slices pays alpha + (k - 1) x step, whatever the DAG's cap") {
+  CHECK(slicing(8e6, 1e6, 64, 100).count == 8);
+  CHECK(slicing(8e6, 1e6, 64, 100).total_extra_ns() == 700);
+  // 8e6 / 1e5 = 80 real slices in 4 DAG slices: the first and the last are one real slice each
+  // (1/80 of the message), the two between carry 78/80, each standing for 39 real slices and
+  // waiting 39 x 100 ns; the last waits 100 ns.
+  const Slicing capped = slicing(8e6, 1e5, 4, 100);
+  CHECK(capped.count == 4);
+  CHECK(capped.real == 80);
+  CHECK(capped.fraction(0) == doctest::Approx(1.0 / 80));
+  CHECK(capped.fraction(1) == doctest::Approx(39.0 / 80));
+  CHECK(capped.fraction(3) == doctest::Approx(1.0 / 80));
+  CHECK(capped.fraction(0) + 2 * capped.fraction(1) + capped.fraction(3) == doctest::Approx(1.0));
+  CHECK(capped.delay_ns(1) == 3900);
+  CHECK(capped.delay_ns(3) == 100);
+  CHECK(capped.total_extra_ns() == 79 * 100);
+  // Two DAG slices: one real slice, then the rest.
+  const Slicing two = slicing(8e6, 1e5, 2, 100);
+  CHECK(two.fraction(0) == doctest::Approx(1.0 / 80));
+  CHECK(two.fraction(1) == doctest::Approx(79.0 / 80));
+  CHECK(two.total_extra_ns() == 79 * 100);
+  CHECK(slicing(1e5, 1e6, 64, 100).total_extra_ns() == 0);  // one slice: alpha alone
+  CHECK(slicing(8e6, 0, 64, 100).total_extra_ns() == 0);    // unsliced
+
+  // A one-node ring all-reduce: 2(n-1) steps, each one message of S/n on the slowest hop, so
+  // T = 2(n-1) (alpha + lat + (k-1) step + S/n / B) with k = ceil(S/n / slice), cap or no cap.
+  const Topology t = dgx_cluster(1, true);
+  Router router(t);
   CollectiveSpec spec;
   spec.ranks = gpus(t, 8);
-  spec.bytes = 8e6;
-  spec.alpha_ns = 1500;
-  spec.nvls_slice_bytes = 1e3;
-  const double closed = alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec, kSeed);
-  const double path =
-      critical_path_seconds(build_collective(Op::kAllReduce, Algorithm::kNvls, t, spec), t, router, kSeed);
-  CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+  spec.bytes = 64e6;
+  spec.alpha_ns = 2000;
+  spec.step_ns = 300;
+  spec.slice_bytes = 100e3;               // 8e6 per step: 80 real slices
+  const double hop_latency = 2 * 500e-9;  // GPU -> NVSwitch -> GPU
+  const double expected = 14 * (2000e-9 + hop_latency + 79 * 300e-9 + 8e6 / 450e9);
+  for (int cap : {4, 64, 1000}) {
+    spec.max_slices = cap;
+    CAPTURE(cap);
+    CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) == doctest::Approx(expected));
+    CHECK(simulated_seconds(t, router, Op::kAllReduce, Algorithm::kRing, spec) ==
+          doctest::Approx(expected).epsilon(1e-4));
+  }
 }
 
 TEST_CASE("closed forms in numbers: ring all-reduce and NVLS on one node") {

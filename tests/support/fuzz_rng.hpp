@@ -19,6 +19,8 @@ class FuzzRng {
   }
   // Uniform in [0, n) (0 when n is 0).
   std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
+  // Uniform in [0, 1): the top 53 bits.
+  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
  private:
   std::uint64_t state_;

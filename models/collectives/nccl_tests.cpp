@@ -1,4 +1,4 @@
-#include "cli/nccl_tests_sim.hpp"
+#include "models/collectives/nccl_tests.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,17 +7,14 @@
 
 #include "models/collectives/alpha_beta.hpp"
 
-namespace fathom::cli {
+namespace fathom::coll {
 
 NcclOp parse_nccl_op(const std::string& name, const std::string& flag) {
   static const std::map<std::string, NcclOp> kOps = {
-      {"all_reduce", {coll::Op::kAllReduce, "sum", -1, false}},
-      {"all_gather", {coll::Op::kAllGather, "none", -1, true}},
-      {"reduce_scatter", {coll::Op::kReduceScatter, "sum", -1, true}},
-      {"alltoall", {coll::Op::kAllToAll, "none", -1, true}},
-      {"broadcast", {coll::Op::kBroadcast, "none", 0, false}},
-      {"reduce", {coll::Op::kReduce, "sum", 0, false}},
-      {"sendrecv", {coll::Op::kSendRecv, "sum", -1, false}},
+      {"all_reduce", {Op::kAllReduce, "sum", -1, false}},        {"all_gather", {Op::kAllGather, "none", -1, true}},
+      {"reduce_scatter", {Op::kReduceScatter, "sum", -1, true}}, {"alltoall", {Op::kAllToAll, "none", -1, true}},
+      {"broadcast", {Op::kBroadcast, "none", 0, false}},         {"reduce", {Op::kReduce, "sum", 0, false}},
+      {"sendrecv", {Op::kSendRecv, "sum", -1, false}},
   };
   auto it = kOps.find(name);
   if (it == kOps.end()) {
@@ -29,12 +26,12 @@ NcclOp parse_nccl_op(const std::string& name, const std::string& flag) {
   return it->second;
 }
 
-std::optional<coll::Algorithm> parse_nccl_algo(const std::string& name, const std::string& flag) {
-  static const std::map<std::string, coll::Algorithm> kAlgos = {
-      {"ring", coll::Algorithm::kRing},          {"tree", coll::Algorithm::kDoubleBinaryTree},
-      {"nvls", coll::Algorithm::kNvls},          {"nvlstree", coll::Algorithm::kNvlsTree},
-      {"hd", coll::Algorithm::kHalvingDoubling}, {"hierarchical", coll::Algorithm::kHierarchical},
-      {"direct", coll::Algorithm::kDirect},
+std::optional<Algorithm> parse_nccl_algo(const std::string& name, const std::string& flag) {
+  static const std::map<std::string, Algorithm> kAlgos = {
+      {"ring", Algorithm::kRing},          {"tree", Algorithm::kDoubleBinaryTree},
+      {"nvls", Algorithm::kNvls},          {"nvlstree", Algorithm::kNvlsTree},
+      {"hd", Algorithm::kHalvingDoubling}, {"hierarchical", Algorithm::kHierarchical},
+      {"direct", Algorithm::kDirect},
   };
   std::string lower = name;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -60,19 +57,33 @@ std::vector<topo::VertexId> nccl_group_ranks(const topo::Topology& t, int nodes,
   return ranks;
 }
 
-NcclSize simulate_nccl_size(coll::CollectiveTimer& timer, const NcclOp& op, const std::vector<topo::VertexId>& ranks,
-                            std::int64_t size, std::optional<coll::Algorithm> algorithm) {
+namespace {
+
+NcclSize nccl_size(CollectiveTimer& timer, const NcclOp& op, const std::vector<topo::VertexId>& ranks,
+                   std::int64_t size, std::optional<Algorithm> algorithm, bool simulate) {
   const auto n = static_cast<std::int64_t>(ranks.size());
   NcclSize out;
   // nccl-tests' element counts: float elements, a multiple of n where every rank holds a slice.
   out.count = op.per_rank_count ? size / 4 / n : size / 4;
   out.bytes = op.per_rank_count ? out.count * n * 4 : out.count * 4;
-  out.timing = timer.time(op.op, ranks, static_cast<double>(out.bytes), algorithm);
+  out.timing = simulate ? timer.time(op.op, ranks, static_cast<double>(out.bytes), algorithm)
+                        : timer.closed_form(op.op, ranks, static_cast<double>(out.bytes), algorithm);
   out.algbw_gbps = static_cast<double>(out.bytes) / 1e9 / out.timing.seconds;
   out.busbw_gbps =
-      coll::bus_bandwidth_bytes_per_s(op.op, static_cast<int>(n), static_cast<double>(out.bytes), out.timing.seconds) /
-      1e9;
+      bus_bandwidth_bytes_per_s(op.op, static_cast<int>(n), static_cast<double>(out.bytes), out.timing.seconds) / 1e9;
   return out;
 }
 
-}  // namespace fathom::cli
+}  // namespace
+
+NcclSize simulate_nccl_size(CollectiveTimer& timer, const NcclOp& op, const std::vector<topo::VertexId>& ranks,
+                            std::int64_t size, std::optional<Algorithm> algorithm) {
+  return nccl_size(timer, op, ranks, size, algorithm, true);
+}
+
+NcclSize closed_form_nccl_size(CollectiveTimer& timer, const NcclOp& op, const std::vector<topo::VertexId>& ranks,
+                               std::int64_t size, std::optional<Algorithm> algorithm) {
+  return nccl_size(timer, op, ranks, size, algorithm, false);
+}
+
+}  // namespace fathom::coll

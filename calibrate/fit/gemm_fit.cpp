@@ -1,0 +1,237 @@
+#include "calibrate/fit/gemm_fit.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+namespace fathom::calib {
+
+namespace {
+
+struct Tiling {
+  std::int64_t tm, tn;
+  GemmKernel kernel;
+};
+constexpr std::array<Tiling, 3> kTilings = {Tiling{128, 128, GemmKernel::tile_128x128},
+                                            Tiling{128, 256, GemmKernel::tile_128x256},
+                                            Tiling{256, 128, GemmKernel::tile_256x128}};
+constexpr std::int64_t kStreamKTile = 128;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The bounds of the fitted parameters and the multi-start grid of their start values. The grid
+// spans the plausible range of each: a small, fixed grid keeps the fit deterministic and fast
+// (a 9-point sweep fits 72 times in milliseconds).
+struct ParameterSpec {
+  const char* name;
+  double lower, upper;
+  const char* unit;
+  std::vector<double> starts;
+};
+const std::array<ParameterSpec, 5>& specs() {
+  static const std::array<ParameterSpec, 5> s = {
+      ParameterSpec{"gemm_max", 0.05, 1.0, "", {0.5, 0.7, 0.9}},
+      ParameterSpec{"launch_s", 0.0, 100e-6, "s", {1e-6, 5e-6, 20e-6}},
+      ParameterSpec{"wave_overhead_s", 0.0, 100e-6, "s", {0.2e-6, 2e-6}},
+      ParameterSpec{"hbm_fraction", 0.1, 1.0, "", {0.9, 0.6}},
+      ParameterSpec{"stream_k_efficiency", 0.3, 1.0, "", {0.9, 0.6}},
+  };
+  return s;
+}
+
+GemmModel with_parameters(GemmModel m, const std::vector<double>& p) {
+  m.gemm_max = p[0];
+  m.launch_s = p[1];
+  m.wave_overhead_s = p[2];
+  m.hbm_fraction = p[3];
+  m.stream_k_efficiency = p[4];
+  return m;
+}
+
+std::string where(const std::string& file, const std::string& dtype) {
+  return "GEMM fit" + (file.empty() ? std::string() : " of " + file) + ", dtype " + dtype;
+}
+
+}  // namespace
+
+GemmElementBytes gemm_element_bytes(std::string_view dtype) {
+  if (dtype.rfind("fp8", 0) == 0) return {1, 2};
+  if (dtype.rfind("fp6", 0) == 0) return {0.75, 2};
+  if (dtype.rfind("fp4", 0) == 0) return {0.5, 2};
+  if (dtype == "fp16" || dtype == "bf16") return {2, 2};
+  if (dtype == "fp32" || dtype == "tf32") return {4, 4};
+  if (dtype == "fp64") return {8, 8};
+  if (dtype == "int8") return {1, 4};
+  if (dtype == "int4") return {0.5, 4};
+  throw std::invalid_argument("GEMM model: unknown data type \"" + std::string(dtype) + "\"");
+}
+
+std::string_view gemm_kernel_name(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::tile_128x128:
+      return "128x128";
+    case GemmKernel::tile_128x256:
+      return "128x256";
+    case GemmKernel::tile_256x128:
+      return "256x128";
+    case GemmKernel::stream_k:
+      return "stream-K";
+  }
+  return "?";
+}
+
+GemmEstimate GemmModel::estimate(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
+  const double b = static_cast<double>(std::max<std::int64_t>(batch, 1));
+  const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
+  const double bytes = b * (input_bytes * (md * kd + kd * nd) + output_bytes * md * nd);
+  const double memory_s = bytes / (hbm_bytes_per_s * hbm_fraction);
+  const double flops_per_s = peak_flops * gemm_max;
+
+  GemmEstimate best;
+  best.seconds = std::numeric_limits<double>::infinity();
+  const auto consider = [&](double compute_s, GemmKernel kernel) {
+    const double t = std::max(compute_s, memory_s);
+    if (t < best.seconds) best = {t, kernel, memory_s >= compute_s};
+  };
+  for (const Tiling& t : kTilings) {
+    const double tiles = b * static_cast<double>(ceil_div(m, t.tm) * ceil_div(n, t.tn));
+    const double waves = std::ceil(tiles / sms);
+    consider(waves * sms * static_cast<double>(t.tm * t.tn) * kd * 2 / flops_per_s + waves * wave_overhead_s, t.kernel);
+  }
+  const double tiles = b * static_cast<double>(ceil_div(m, kStreamKTile) * ceil_div(n, kStreamKTile));
+  consider(tiles * static_cast<double>(kStreamKTile * kStreamKTile) * kd * 2 / (flops_per_s * stream_k_efficiency) +
+               2 * wave_overhead_s,
+           GemmKernel::stream_k);
+  best.seconds += launch_s;
+  return best;
+}
+
+double GemmModel::seconds(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
+  return estimate(m, n, k, batch).seconds;
+}
+
+double GemmModel::tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
+  const double b = static_cast<double>(std::max<std::int64_t>(batch, 1));
+  return 2 * b * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / seconds(m, n, k, batch) /
+         1e12;
+}
+
+GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& dtype, const AcceleratorFacts& facts,
+                       const FitOptions& options, const std::string& file) {
+  if (facts.sms <= 0) throw std::invalid_argument(where(file, dtype) + ": the SM count must be positive");
+  if (!(facts.hbm_bytes_per_s > 0) || !std::isfinite(facts.hbm_bytes_per_s)) {
+    throw std::invalid_argument(where(file, dtype) + ": the HBM bandwidth must be positive");
+  }
+  const auto peak = facts.peak_by_dtype.find(dtype);
+  if (peak == facts.peak_by_dtype.end() || !(peak->second > 0) || !std::isfinite(peak->second)) {
+    throw std::invalid_argument(where(file, dtype) + ": the dense peak FLOP/s of " + dtype +
+                                " is unknown (AcceleratorFacts::peak_by_dtype has no positive entry for it)");
+  }
+  GemmModel base;
+  base.sms = facts.sms;
+  base.peak_flops = peak->second;
+  base.hbm_bytes_per_s = facts.hbm_bytes_per_s;
+  const GemmElementBytes eb = gemm_element_bytes(dtype);
+  base.input_bytes = eb.input;
+  base.output_bytes = eb.output;
+
+  GemmFit out;
+  out.dtype = dtype;
+  std::vector<double> measured;
+  for (const GemmPoint& p : points) {
+    if (p.dtype != dtype) continue;
+    out.points.push_back(p);
+    measured.push_back(p.tflops);
+  }
+  if (out.points.size() < specs().size()) {
+    throw std::invalid_argument(where(file, dtype) + ": " + std::to_string(out.points.size()) +
+                                " points cannot determine the model's " + std::to_string(specs().size()) +
+                                " parameters (gemm_max, launch_s, wave_overhead_s, hbm_fraction, "
+                                "stream_k_efficiency); measure at least " +
+                                std::to_string(specs().size()) + " shapes");
+  }
+
+  const FitModel model = [&](const std::vector<double>& p) {
+    const GemmModel g = with_parameters(base, p);
+    std::vector<double> y;
+    y.reserve(out.points.size());
+    for (const GemmPoint& pt : out.points) y.push_back(g.tflops(pt.m, pt.n, pt.k, pt.batch));
+    return y;
+  };
+
+  // The multi-start grid, in a fixed order (the first parameter varies slowest).
+  const auto& s = specs();
+  std::vector<std::vector<double>> starts = {{}};
+  for (const ParameterSpec& spec : s) {
+    std::vector<std::vector<double>> next;
+    for (const auto& prefix : starts) {
+      for (double v : spec.starts) {
+        next.push_back(prefix);
+        next.back().push_back(v);
+      }
+    }
+    starts = std::move(next);
+  }
+  out.starts = static_cast<int>(starts.size());
+
+  bool have = false;
+  double best_ssr = 0;
+  for (const auto& start : starts) {
+    std::vector<FitParameter> params;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      FitParameter fp;
+      fp.name = s[i].name;
+      fp.value = start[i];
+      fp.lower = s[i].lower;
+      fp.upper = s[i].upper;
+      fp.unit = s[i].unit;
+      params.push_back(std::move(fp));
+    }
+    FitResult r = fit_least_squares(model, measured, std::move(params), options);
+    const double ssr = sum_squared_relative(r);
+    // Strictly lower: on a tie the earlier start wins, whatever the platform's rounding.
+    if (!have || ssr < best_ssr * (1 - 1e-9)) {
+      have = true;
+      best_ssr = ssr;
+      out.fit = std::move(r);
+    }
+  }
+
+  std::vector<double> values;
+  for (const FitParameter& p : out.fit.parameters) values.push_back(p.value);
+  out.model = with_parameters(base, values);
+  for (std::size_t i = 0; i < out.fit.parameters.size(); ++i) {
+    if (std::isnan(out.fit.uncertainty[i])) out.not_identified.push_back(out.fit.parameters[i].name);
+  }
+  out.fit.message += "; best of " + std::to_string(out.starts) + " starts";
+  if (!out.not_identified.empty()) {
+    std::string names;
+    for (const std::string& n : out.not_identified) names += (names.empty() ? "" : ", ") + n;
+    out.fit.message += "; not identified by these shapes (NaN uncertainty, value is a start value): " + names;
+  }
+  return out;
+}
+
+std::vector<GemmFit> fit_gemm(const GemmSweep& sweep, const AcceleratorFacts& facts, const FitOptions& options) {
+  std::vector<std::string> dtypes;
+  for (const GemmPoint& p : sweep.points) {
+    if (std::find(dtypes.begin(), dtypes.end(), p.dtype) == dtypes.end()) dtypes.push_back(p.dtype);
+  }
+  if (dtypes.empty()) throw std::invalid_argument("GEMM fit of " + sweep.file + ": no points");
+  // Every data type's peak is checked before any fit, so a missing one is reported at once.
+  for (const std::string& d : dtypes) {
+    const auto peak = facts.peak_by_dtype.find(d);
+    if (peak == facts.peak_by_dtype.end() || !(peak->second > 0)) {
+      throw std::invalid_argument(where(sweep.file, d) + ": the dense peak FLOP/s of " + d +
+                                  " is unknown (AcceleratorFacts::peak_by_dtype has no positive entry for it)");
+    }
+  }
+  std::vector<GemmFit> fits;
+  for (const std::string& d : dtypes) fits.push_back(fit_gemm_dtype(sweep.points, d, facts, options, sweep.file));
+  return fits;
+}
+
+}  // namespace fathom::calib

@@ -1,0 +1,44 @@
+#include "calibrate/fit/nccl_series.hpp"
+
+#include <stdexcept>
+
+namespace fathom::calib {
+
+namespace {
+
+// The flag's value, else the file's, else the default (recorded as assumed), else an error.
+int resolve_count(int flag, int from_file, int fallback, const std::string& file, const char* what, const char* option,
+                  std::vector<std::string>& assumed) {
+  if (flag > 0) return flag;
+  if (from_file > 0) return from_file;
+  if (fallback > 0) {
+    assumed.push_back(std::string(what) + " = " + std::to_string(fallback) + " (the file does not say)");
+    return fallback;
+  }
+  throw std::invalid_argument(file + ": the " + what + " is unknown: pass " + option);
+}
+
+}  // namespace
+
+BusbwSeries busbw_series(const NcclTestsLog& log, const SeriesOptions& options) {
+  BusbwSeries s;
+  s.file = log.file;
+  require_rows(log);
+  s.nodes =
+      resolve_count(options.nodes, log.nodes, options.default_nodes, log.file, "node count", "--nodes", s.assumed);
+  s.gpus_per_node = resolve_count(options.gpus_per_node, log.gpus_per_node, options.default_gpus_per_node, log.file,
+                                  "GPUs per node", "--gpus-per-node", s.assumed);
+  s.op_name = !options.op.empty() ? options.op : log.op;
+  if (s.op_name.empty()) throw std::invalid_argument(log.file + ": the operation is unknown: pass --op");
+  s.op = coll::parse_nccl_op(s.op_name, log.file + ": op");
+  s.algo_name = !options.algo.empty() ? options.algo : log.algo;
+  s.algorithm = coll::parse_nccl_algo(s.algo_name, options.algo.empty() ? log.file + ": NCCL_ALGO" : "--algo");
+  for (const auto& row : log.rows) {
+    const double measured = busbw(row);
+    if (measured > 0 && row.bytes > 0) s.points.push_back({row.bytes, measured, row.line});
+  }
+  if (s.points.empty()) throw std::invalid_argument(log.file + ": no row with a positive bus bandwidth");
+  return s;
+}
+
+}  // namespace fathom::calib

@@ -1,0 +1,224 @@
+#include "calibrate/profile/profile_writer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace fathom::calib {
+
+namespace {
+
+// A double as YAML reads it back: shortest round-trip-ish text, .nan for NaN.
+std::string num(double v) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A CSV field: quoted, with quotes doubled (RFC 4180).
+std::string csv_field(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string ns(double v) { return std::to_string(std::llround(v)) + "ns"; }
+
+void write_quality(std::ostringstream& y, const std::string& indent, const FitResult& r) {
+  y << indent << "points: " << r.predicted.size() << "\n";
+  y << indent << "r_squared: " << num(r.r_squared) << "\n";
+  y << indent << "median_rel_error: " << num(r.median_abs_rel_error) << "\n";
+  y << indent << "max_rel_error: " << num(r.max_abs_rel_error) << "\n";
+}
+
+void write_parameters(std::ostringstream& y, const std::string& indent, const FitResult& r) {
+  y << indent << "parameters:\n";
+  for (std::size_t i = 0; i < r.parameters.size(); ++i) {
+    const FitParameter& p = r.parameters[i];
+    y << indent << "  " << p.name << ": {value: " << num(p.value) << ", sigma: " << num(r.uncertainty[i])
+      << ", fitted: " << (p.fixed ? "false" : "true") << (p.unit.empty() ? "" : ", unit: " + quoted(p.unit)) << "}\n";
+  }
+}
+
+void write_list(std::ostringstream& y, const std::string& indent, const std::string& key,
+                const std::vector<std::string>& items) {
+  y << indent << key << ": [";
+  for (std::size_t i = 0; i < items.size(); ++i) y << (i ? ", " : "") << quoted(items[i]);
+  y << "]\n";
+}
+
+bool fitted(const CollectiveFit& fit, const std::string& name) {
+  for (const auto& f : fit.fitted) {
+    if (f == name) return true;
+  }
+  return false;
+}
+
+// The GEMM fit whose curve the profile carries: BF16/FP16 first (the precision gemm_max is
+// defined at), else FP8.
+const GemmFit* curve_fit(const Calibration& c, std::string& precision) {
+  for (const auto& g : c.gemm) {
+    if (g.dtype == "bf16" || g.dtype == "fp16") {
+      precision = "bf16";
+      return &g;
+    }
+  }
+  for (const auto& g : c.gemm) {
+    if (g.dtype.rfind("fp8", 0) == 0) {
+      precision = "fp8";
+      return &g;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<hw::GemmPoint> gemm_curve_of(const GemmFit& fit) {
+  std::vector<hw::GemmPoint> curve;
+  for (std::int64_t s = 1024; s <= 32768; s *= 2) {
+    const double flops = 2.0 * static_cast<double>(s) * static_cast<double>(s) * static_cast<double>(s);
+    double tflops = fit.model.tflops(s, s, s);
+    for (const auto& p : fit.points) {
+      if (p.m == s && p.n == s && p.k == s && p.batch <= 1) tflops = p.tflops;
+    }
+    curve.push_back({flops, tflops * 1e12 / fit.model.peak_flops});
+  }
+  return curve;
+}
+
+std::string profile_yaml(const Calibration& c, const SystemFacts& system, const ProfileMeta& meta) {
+  std::ostringstream y;
+  y << "# fathom calibrated profile: hardware parameters fitted to measurements of one system\n"
+       "# (docs/calibration.md). A scenario applies it with `calibration: FILE`; `fathom validate\n"
+       "# --profile FILE` compares it with nccl-tests logs. Only fitted parameters are set below;\n"
+       "# the rest keep the catalog's values. `fits:` is the report: not read back.\n";
+  y << "profile: 1\n";
+  y << "system: " << quoted(meta.system) << "\n";
+  if (!system.node.empty()) y << "node: " << system.node << "\n";
+  y << "created: " << quoted(meta.created) << "\n";
+  y << "tool: " << quoted(meta.tool) << "\n";
+  y << "sources:\n";
+  for (const auto& s : meta.sources) {
+    y << "  - {file: " << quoted(s.file) << ", sha256: " << s.sha256 << ", kind: " << s.kind << ", rows: " << s.rows
+      << ", used: " << quoted(s.used) << "}\n";
+  }
+
+  std::string precision;
+  const GemmFit* gemm = curve_fit(c, precision);
+  if (gemm || c.hbm || c.attention_fraction) {
+    y << "accelerator:\n  base: " << system.accelerator.name << "\n  efficiency:\n";
+    if (c.hbm) y << "    hbm: " << num(c.hbm->fraction) << "\n";
+    if (c.attention_fraction) y << "    attention: " << num(*c.attention_fraction) << "\n";
+    if (gemm) {
+      const auto curve = gemm_curve_of(*gemm);
+      // As the catalog defines it (scenarios/hardware/accelerators.yaml): the time a 1024^3 GEMM
+      // takes beyond its FLOPs at the largest GEMM's rate, here of the fitted model (16384^3).
+      const double small = gemm->model.seconds(1024, 1024, 1024);
+      const double large_rate = gemm->model.tflops(16384, 16384, 16384) * 1e12;
+      y << "    kernel_overhead: " << ns(std::max(0.0, small - 2.0 * 1024 * 1024 * 1024 / large_rate) * 1e9) << "\n";
+      if (precision == "bf16") y << "    gemm_max: " << num(curve.back().fraction) << "\n";
+      y << "    gemm_curve:  # square GEMMs 1024^3 .. 32768^3: as measured where the sweep has them, else the\n"
+           "                 # fitted model's (fits.gemm)\n";
+      y << "      precision: " << precision << "\n      points:\n";
+      for (const auto& p : curve) y << "        - [" << std::llround(p.flops) << ", " << num(p.fraction) << "]\n";
+    }
+  }
+  if (c.collectives) {
+    const CollectiveFit& f = *c.collectives;
+    y << "collectives:\n";
+    if (fitted(f, "alpha_ns")) y << "  alpha: " << ns(static_cast<double>(f.params.alpha_ns)) << "\n";
+    if (fitted(f, "launch_ns")) y << "  launch: " << ns(static_cast<double>(f.params.launch_ns)) << "\n";
+    if (fitted(f, "step_ns")) y << "  step: " << ns(static_cast<double>(f.params.step_ns)) << "\n";
+    if (fitted(f, "nvls_step_ns")) y << "  nvls_step: " << ns(static_cast<double>(f.params.nvls_step_ns)) << "\n";
+    if (fitted(f, "nvls_adaptive_chunk")) {
+      y << "  nvls_adaptive_chunk: " << (f.params.nvls_adaptive_chunk ? "true" : "false") << "\n";
+    }
+    std::string eff;
+    const auto add = [&](const char* name, double v) {
+      if (fitted(f, name)) eff += std::string(eff.empty() ? "" : ", ") + name + ": " + num(v);
+    };
+    add("ring", f.params.efficiency.ring);
+    add("tree", f.params.efficiency.tree);
+    add("nvls", f.params.efficiency.nvls);
+    add("nic", f.params.efficiency.nic);
+    if (!eff.empty()) y << "  efficiency: {" << eff << "}\n";
+  }
+
+  y << "fits:\n";
+  if (c.collectives) {
+    y << "  collectives:\n";
+    write_quality(y, "    ", c.collectives->result);
+    write_parameters(y, "    ", c.collectives->result);
+    write_list(y, "    ", "not_identified", c.collectives->not_identified);
+  }
+  if (!c.gemm.empty()) {
+    y << "  gemm:\n";
+    for (const auto& g : c.gemm) {
+      y << "    " << g.dtype << ":\n";
+      write_quality(y, "      ", g.fit);
+      write_parameters(y, "      ", g.fit);
+      write_list(y, "      ", "not_identified", g.not_identified);
+      y << "      compute_units: " << g.model.sms << "\n      peak: " << num(g.model.peak_flops) << "\n";
+    }
+  }
+  if (c.hbm) {
+    y << "  hbm:\n    file: " << quoted(c.hbm->file) << "\n    fraction: " << num(c.hbm->fraction)
+      << "\n    sigma: " << num(c.hbm->fraction_uncertainty) << "\n    peak: " << num(c.hbm->peak_bytes_per_s) << "\n";
+    write_quality(y, "    ", c.hbm->fit);
+  }
+  if (!c.storage.empty()) {
+    y << "  storage:\n";
+    for (const auto& s : c.storage) {
+      y << "    - {direction: " << s.direction << ", access: " << s.access << ", iodepth: " << s.iodepth
+        << ", numjobs: " << s.numjobs << ", max_bandwidth: " << num(s.max_bandwidth_bytes_per_s)
+        << ", max_iops: " << num(s.max_iops) << ", bandwidth_from: " << quoted(s.bandwidth_source)
+        << ", iops_from: " << quoted(s.iops_source) << ", max_rel_error: " << num(s.fit.max_abs_rel_error) << "}\n";
+    }
+  }
+  if (c.transfer) {
+    y << "  transfer:\n    file: " << quoted(c.transfer->file) << "\n    pcie: " << num(c.transfer->pcie_bytes_per_s)
+      << "\n";
+    if (c.transfer->host_to_device_fraction) {
+      y << "    host_to_device_fraction: " << num(*c.transfer->host_to_device_fraction) << "\n";
+    }
+    if (c.transfer->device_to_host_fraction) {
+      y << "    device_to_host_fraction: " << num(*c.transfer->device_to_host_fraction) << "\n";
+    }
+  }
+  if (c.attention_fraction) {
+    y << "  attention:\n    file: " << quoted(c.attention_file) << "\n    fraction: " << num(*c.attention_fraction)
+      << "\n";
+  }
+  if (c.held_out) {
+    y << "  held_out:\n";
+    write_quality(y, "    ", *c.held_out);
+  }
+  write_list(y, "  ", "notes", c.notes);
+  return y.str();
+}
+
+std::string points_csv(const Calibration& c) {
+  std::ostringstream out;
+  out << "file,kind,label,x,measured,predicted,unit,rel_error,held_out\n";
+  for (const auto& p : c.points) {
+    out << csv_field(p.file) << "," << p.kind << "," << csv_field(p.label) << "," << num(p.x) << "," << num(p.measured)
+        << "," << num(p.predicted) << "," << p.unit << "," << num(p.relative_error()) << "," << (p.held_out ? 1 : 0)
+        << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace fathom::calib

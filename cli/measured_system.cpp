@@ -1,0 +1,70 @@
+#include "cli/measured_system.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <stdexcept>
+
+#include "scenarios/accelerator_catalog.hpp"
+#include "scenarios/hardware_catalog.hpp"
+#include "topologies/cluster.hpp"
+
+namespace fathom::cli {
+
+MeasuredSystem system_from_scenario(const scenario::Scenario& s) {
+  MeasuredSystem m;
+  m.accelerator = s.accelerator;
+  m.collectives = s.collectives;
+  m.cluster = s.cluster;
+  m.seed = s.seed;
+  m.described = "the cluster of " + s.file;
+  return m;
+}
+
+MeasuredSystem system_from_node(const std::string& node) {
+  const scenario::CatalogNode* entry = scenario::find_catalog_node(node);
+  if (entry == nullptr) {
+    std::string names;
+    for (const auto& n : scenario::catalog_node_names()) names += (names.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("--node: expected a catalog node (" + names + "), found '" + node + "'");
+  }
+  MeasuredSystem m;
+  m.node = entry->name;
+  m.accelerator = *scenario::find_catalog_accelerator(entry->accelerator);
+  m.collectives = scenario::collective_defaults(m.accelerator);
+  m.cluster.nodes = 1;
+  m.cluster.node = entry->node;
+  m.cluster.fabric.kind = topo::FabricKind::kFatTree;
+  m.cluster.fabric.tiers = 2;
+  m.cluster.fabric.radix = topo::kDefaultResizeRadix;
+  const topo::TierSpec tier{entry->node.nic_bytes_per_s, 1000};
+  m.cluster.fabric.tier = {tier, tier};
+  m.cluster.fabric.destination_routing = true;  // InfiniBand's static D-mod-K routing
+  m.described = "catalog node " + entry->name +
+                " on the default fabric (fat-tree, radix 64, NIC-rate links, 1 us/hop, D-mod-K routing)";
+  return m;
+}
+
+std::string guess_node(const std::vector<std::string>& texts) {
+  static const std::vector<std::pair<std::string, std::string>> kGpus = {
+      {"h100", "dgx-h100"}, {"a100", "dgx-a100"}, {"h200", "hgx-h200"}};
+  std::set<std::string> found;
+  for (std::string t : texts) {
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const auto& [gpu, node] : kGpus) {
+      if (t.find(gpu) != std::string::npos) found.insert(node);
+    }
+  }
+  return found.size() == 1 ? *found.begin() : std::string();
+}
+
+calib::ClusterForNodes cluster_for(const MeasuredSystem& system) {
+  const topo::ClusterSpec base = system.cluster;
+  return [base](int nodes) {
+    // The measured cluster itself where it is large enough (its own fabric); else resized.
+    if (nodes <= base.nodes) return base;
+    return topo::resized_cluster(base, nodes);
+  };
+}
+
+}  // namespace fathom::cli

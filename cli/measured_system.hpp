@@ -1,0 +1,41 @@
+// The system a calibration or a validation is about: its node, accelerator, collective
+// defaults and fabric, from a scenario, a catalog node, or a calibrated profile, and the same
+// system resized to any node count (topo::resized_cluster) for fits and predictions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "calibrate/fit/collective_fit.hpp"
+#include "models/collectives/collective_params.hpp"
+#include "models/hardware/accelerator.hpp"
+#include "scenarios/calibration_profile.hpp"
+#include "scenarios/scenario.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace fathom::cli {
+
+struct MeasuredSystem {
+  std::string node;  // catalog node name ("" when the scenario writes its own node)
+  hw::AcceleratorSpec accelerator;
+  coll::CollectiveParams collectives;
+  topo::ClusterSpec cluster;  // any node count; resized by cluster_for()
+  std::uint64_t seed = 1;
+  std::string described;  // one line for reports: "scenario X" or "catalog node dgx-h100, default fabric"
+};
+
+MeasuredSystem system_from_scenario(const scenario::Scenario& s);
+
+// A catalog node on fathom's default fabric: a 2-tier fat-tree of radix-64 switches with links
+// at the NIC's rate, 1 us per hop and D-mod-K routing (an InfiniBand NDR class fabric); a third tier where two
+// cannot hold the nodes. std::invalid_argument for an unknown node, listing the catalog's.
+MeasuredSystem system_from_node(const std::string& node);
+
+// The catalog node whose GPU the texts name ("h100", "a100", "h200" in a path or device name);
+// "" when none or several do.
+std::string guess_node(const std::vector<std::string>& texts);
+
+calib::ClusterForNodes cluster_for(const MeasuredSystem& system);
+
+}  // namespace fathom::cli

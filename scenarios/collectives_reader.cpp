@@ -1,0 +1,45 @@
+#include "scenarios/collectives_reader.hpp"
+
+#include <string_view>
+
+namespace fathom::scenario {
+
+void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
+                              const std::function<void(const ValueReader&)>& note) {
+  const auto noted = [&](const ValueReader& v) {
+    if (note) note(v);
+  };
+  for (auto key : {"alpha", "launch", "step", "nvls_step", "slice", "nvls_chunk", "nvls_channels", "max_slices"}) {
+    if (auto v = c.find(key)) noted(*v);
+  }
+  p.alpha_ns = c.duration("alpha", sim::SimTime::from_ns(p.alpha_ns)).ns();
+  p.launch_ns = c.duration("launch", sim::SimTime::from_ns(p.launch_ns)).ns();
+  p.step_ns = c.duration("step", sim::SimTime::from_ns(p.step_ns)).ns();
+  p.nvls_step_ns = c.duration("nvls_step", sim::SimTime::from_ns(p.nvls_step_ns)).ns();
+  p.slice_bytes = static_cast<double>(c.bytes("slice", static_cast<std::int64_t>(p.slice_bytes)));
+  p.nvls_chunk_bytes =
+      static_cast<double>(c.bytes("nvls_chunk", static_cast<std::int64_t>(p.nvls_chunk_bytes), Sign::kPositive));
+  p.nvls_channels = c.positive_int("nvls_channels", p.nvls_channels);
+  p.max_slices = c.positive_int("max_slices", p.max_slices);
+  if (auto v = c.find("nvls_adaptive_chunk")) {
+    noted(*v);
+    p.nvls_adaptive_chunk = v->as<bool>("true or false (whether NCCL shrinks the NVLS chunk of mid-size messages)");
+  }
+  MapReader e = c.optional_child("efficiency");
+  e.declare({"ring", "tree", "nvls", "nic"});
+  auto fraction = [&](std::string_view key, double& out) {
+    if (auto v = e.find(key)) {
+      noted(*v);
+      out = v->fraction();
+      if (!(out > 0)) v->fail("a fraction above 0 (the share of link rate the algorithm reaches)");
+    }
+  };
+  fraction("ring", p.efficiency.ring);
+  fraction("tree", p.efficiency.tree);
+  fraction("nvls", p.efficiency.nvls);
+  fraction("nic", p.efficiency.nic);
+  e.finish();
+  c.finish();
+}
+
+}  // namespace fathom::scenario
