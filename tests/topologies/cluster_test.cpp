@@ -425,3 +425,31 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
   s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.leaves = 8,
   expect(s, "fabric.leaves", "one NIC of each of 64 nodes");
 }
+
+TEST_CASE("resized_cluster: the same system at any node count, counts re-derived from the radix") {
+  using namespace fathom::topo;
+  ClusterSpec base;  // 8 GPUs and 8 NICs per node, no radix, explicit counts that fit one node
+  base.nodes = 1;
+  base.fabric.hosts_per_leaf = 8;
+  base.fabric.leaves = 1;
+  base.fabric.spines = 1;
+  base.fabric.tier = {{50e9, 1000}, {50e9, 1000}};
+  base.fabric.destination_routing = true;
+
+  const ClusterSpec four = resized_cluster(base, 4);
+  CHECK(four.nodes == 4);
+  CHECK(four.fabric.radix == kDefaultResizeRadix);
+  CHECK(four.fabric.tiers == 2);
+  CHECK(four.fabric.destination_routing);
+  const FabricLayout l4 = layout_fabric(four);
+  CHECK(l4.hosts_per_leaf == 32);  // radix 64, no oversubscription: half the ports down
+  CHECK(l4.leaves == 1);
+  CHECK(build_cluster(four).vertices().size() > build_cluster(base).vertices().size());
+
+  // 300 nodes x 8 NICs = 2400 ports, more than two tiers of radix 64 hold (32 x 64 = 2048).
+  const ClusterSpec big = resized_cluster(base, 300);
+  CHECK(big.fabric.tiers == 3);
+  CHECK(big.fabric.tier.size() == 3);
+  CHECK(layout_fabric(big).nic_ports == 2400);
+  CHECK_THROWS_WITH(resized_cluster(base, 0), doctest::Contains("nodes"));
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `fathom calibrate` and `fathom validate --profile` as a user runs them on the published
+# measurements (data/calibration-data): the report's summary lines, the profile's provenance
+# (every file's sha256 as sha256sum prints it), held-out points and files, a profile applied by a
+# scenario's `calibration:` key, the multi-node prediction table, and clear errors (exit 2, no
+# half-written profile) for what is missing or wrong.
+set -uo pipefail
+build="$1"
+source_dir="$2"
+fathom="$build/fathom"
+data="$source_dir/data/calibration-data"
+source "$(dirname "$0")/check.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The Azure ND H100 v5 folder: every kind of measurement it holds is fitted.
+out=$("$fathom" calibrate "$data/azure-nd-h100-v5" -o "$tmp/h100.yaml" --points "$tmp/h100.csv"); rc=$?
+check "calibrate on the Azure H100 folder exits 0" test "$rc" -eq 0
+check "it names the system it guessed" grep -q "catalog node dgx-h100" <<<"$out"
+check "the last line says where the profile went" grep -qx "wrote $tmp/h100.yaml" <<<"$(tail -1 <<<"$out")"
+line=$(grep -E '^collectives: points=14 ' <<<"$out")
+check "the collectives summary line" test -n "$line"
+median=$(sed -E 's/.*median_rel_error=([0-9.]+).*/\1/' <<<"$line")
+worst=$(sed -E 's/.*max_rel_error=([0-9.]+).*/\1/' <<<"$line")
+check "all-reduce: median under 3% from 1 MiB (issue 5's target)" awk -v m="$median" 'BEGIN { exit !(m < 0.03) }'
+check "all-reduce: every size within 8% from 1 MiB" awk -v m="$worst" 'BEGIN { exit !(m < 0.08) }'
+gemm=$(grep -E '^gemm fp8e4m3: points=9 ' <<<"$out")
+check "GEMM: every shape within 8%" awk -v m="$(sed -E 's/.*max_rel_error=([0-9.]+).*/\1/' <<<"$gemm")" \
+  'BEGIN { exit !(m < 0.08) }'
+check "the profile is a profile" grep -qx "profile: 1" "$tmp/h100.yaml"
+for f in "$data"/azure-nd-h100-v5/*.csv; do
+  check "the profile names $(basename "$f") by its sha256" grep -q "$(sha256sum "$f" | cut -c1-64)" "$tmp/h100.yaml"
+done
+check "the points CSV has its header" grep -qx "file,kind,label,x,measured,predicted,unit,rel_error,held_out" \
+  <(head -1 "$tmp/h100.csv")
+check "and one row per point (24 sizes, 9 shapes, 5 kernels, 8 fio rows)" test "$(wc -l <"$tmp/h100.csv")" -eq 47
+
+# The profile in use: validate without a scenario, and a scenario with `calibration:`.
+out=$("$fathom" validate --profile "$tmp/h100.yaml" "$data/azure-nd-h100-v5/nccl_all_reduce.csv" --nodes 1 \
+  --gpus-per-node 8); rc=$?
+check "validate --profile exits 0" test "$rc" -eq 0
+check "its summary matches the fit's" grep -qE "^files=1 points=14 median_rel_error=0\.0[0-2]" <<<"$(tail -1 <<<"$out")"
+cp "$source_dir/scenarios/examples/dgx-h100-node.yaml" "$tmp/node.yaml"
+plain=$("$fathom" nccl-tests "$tmp/node.yaml" -b 1M -e 1M | grep -E '^ +1048576 ')
+echo "calibration: h100.yaml" >>"$tmp/node.yaml"
+calibrated=$("$fathom" nccl-tests "$tmp/node.yaml" -b 1M -e 1M | grep -E '^ +1048576 ')
+check "a scenario's calibration: key changes the simulated 1 MiB all-reduce" test "$plain" != "$calibrated"
+
+# Held out: a fraction of every file's points, and whole files.
+out=$("$fathom" calibrate "$data/azure-nd-h100-v5" -o "$tmp/held.yaml" --holdout 0.25); rc=$?
+check "--holdout 0.25 exits 0" test "$rc" -eq 0
+check "and reports the held-out error" grep -qE '^held_out: points=[1-9][0-9]* ' <<<"$out"
+out=$("$fathom" calibrate "$data/azure-nd-h100-v5" -o "$tmp/held-files.yaml" --holdout-files 'hbm*'); rc=$?
+check "--holdout-files exits 0" test "$rc" -eq 0
+check "the held-out file is predicted, not fitted" grep -q 'used: "held out"' "$tmp/held-files.yaml"
+
+# Two nodes with a forced ring plus one node: predictions for larger clusters.
+out=$("$fathom" calibrate "$data/azure-nd-h100-v5/nccl_all_reduce.csv" \
+  "$data"/hgx-h100-ib-2node/G_*.log "$data"/hgx-h100-ib-2node/G_*.csv --node dgx-h100 -o "$tmp/2node.yaml"); rc=$?
+check "calibrate on the 2-node ring log and the 1-node sweep exits 0" test "$rc" -eq 0
+check "the log and its CSV count once" grep -q 'used: "repeat of another' "$tmp/2node.yaml"
+check "the prediction table covers 2, 4, 8, 16 and 64 nodes" \
+  grep -qE '^#  +size\(B\) +2 +4 +8 +16 +64 +nodes$' <<<"$out"
+check "with a row per size from 1 MiB to 8 GiB" test "$(grep -cE '^ +[0-9]+( +[0-9.]+){5}$' <<<"$out")" -eq 14
+check "launch and alpha are told apart by two node counts" grep -qE '^ +launch: [0-9]+ns$' "$tmp/2node.yaml"
+
+# Errors: exit 2, a message that says what to do, and no profile written.
+mkdir "$tmp/mystery"
+cp "$data/azure-nd-h100-v5/gemm.csv" "$tmp/mystery/"
+err=$("$fathom" calibrate "$tmp/mystery" -o "$tmp/none.yaml" 2>&1); rc=$?
+check "an unknown system exits 2" test "$rc" -eq 2
+check "and asks for --node" grep -q -- "--node" <<<"$err"
+err=$("$fathom" calibrate "$data/azure-nd-h200-v5" -o "$tmp/none.yaml" 2>&1); rc=$?
+check "two software versions in one fit exit 2" test "$rc" -eq 2
+check "and say why" grep -q "one profile is one system under one software version" <<<"$err"
+printf 'm,n,k,dtype,tflops\n1024,1024,1024,fp8e4m3,oops\n' >"$tmp/mystery/gemm.csv"
+err=$("$fathom" calibrate "$tmp/mystery" --node dgx-h100 -o "$tmp/none.yaml" 2>&1); rc=$?
+check "a malformed file exits 2" test "$rc" -eq 2
+check "and names its file and line" grep -q "gemm.csv:2" <<<"$err"
+check "no profile is written on error" test ! -e "$tmp/none.yaml"
+sed 's/^profile: 1$/profile: 2/' "$tmp/h100.yaml" >"$tmp/future.yaml"
+err=$("$fathom" validate --profile "$tmp/future.yaml" "$data/azure-nd-h100-v5/nccl_all_reduce.csv" 2>&1); rc=$?
+check "a profile of another schema version exits 2" test "$rc" -eq 2
+check "naming the file, line and key" grep -qE "future.yaml:[0-9]+:[0-9]+: profile" <<<"$err"
+
+echo "calibrate CLI: $failures failed"
+[ "$failures" -eq 0 ]
