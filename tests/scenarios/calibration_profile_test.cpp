@@ -10,6 +10,7 @@
 #include "scenarios/errors.hpp"
 #include "scenarios/scenario.hpp"
 #include "tests/scenarios/scenario_files.hpp"
+#include "tests/scenarios/yaml_mutations.hpp"
 
 using fathom::scenario::load_calibration_profile;
 using fathom::scenario::load_scenario;
@@ -106,4 +107,26 @@ TEST_CASE("a profile alone: its node, its accelerator, and its sections checked 
   std::string bad = kProfile;
   bad.replace(bad.find("node: dgx-h100"), 14, "node: dgx-h1000");
   CHECK_THROWS_AS(load_calibration_profile(write_scratch_file("bad-node.yaml", bad)), ScenarioError);
+}
+
+TEST_CASE("fuzz: mutated profiles load or fail with ScenarioError only") {
+  constexpr int kIterations = 2'000;
+  fathom::test::FuzzRng rng(20261130);
+  int accepted = 0, rejected = 0;
+  for (int i = 0; i < kIterations; ++i) {
+    const std::string text = fathom::test::mutate(kProfile, rng);
+    const std::string file = write_scratch_file("fuzzed-profile.yaml", text);
+    try {
+      load_calibration_profile(file);
+      ++accepted;
+    } catch (const ScenarioError& e) {
+      ++rejected;
+      CHECK(e.file() == file);
+    } catch (const std::exception& e) {
+      FAIL("iteration " << i << ": " << e.what() << "\ninput:\n" << text);
+    }
+  }
+  MESSAGE(kIterations << " mutated profiles: " << accepted << " read, " << rejected << " rejected");
+  CHECK(accepted > kIterations / 100);
+  CHECK(rejected > kIterations / 2);
 }
