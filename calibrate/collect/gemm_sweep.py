@@ -16,8 +16,9 @@ import datetime
 import os
 import shlex
 import socket
-import subprocess
 import sys
+
+from provenance import provenance_path, run_text
 
 SQUARE = [1024, 2048, 4096, 8192, 16384]
 EXTRA = [(1024, 2145, 1024), (6144, 12288, 12288), (802816, 192, 768)]
@@ -96,20 +97,6 @@ def shapes(args):
             seen.add((m, n, k))
             unique.append((m, n, k, why))
     return unique
-
-
-def provenance_path(args):
-    if args.provenance:
-        return args.provenance
-    folder, name = os.path.split(os.path.abspath(args.out))
-    return os.path.join(folder, "provenance", name + ".provenance.txt")
-
-
-def run_text(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 def write_provenance(path, torch, args, skipped):

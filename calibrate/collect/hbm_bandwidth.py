@@ -20,8 +20,9 @@ import datetime
 import os
 import shlex
 import socket
-import subprocess
 import sys
+
+from provenance import provenance_path, run_text
 
 KERNELS = ["Copy", "Mul", "Add", "Triad", "Dot"]
 # Arrays read and written per element.
@@ -50,20 +51,6 @@ def parse_args(argv):
     if args.warmup < 0:
         p.error("--warmup must be >= 0")
     return args
-
-
-def provenance_path(args):
-    if args.provenance:
-        return args.provenance
-    folder, name = os.path.split(os.path.abspath(args.out))
-    return os.path.join(folder, "provenance", name + ".provenance.txt")
-
-
-def run_text(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 def main(argv):

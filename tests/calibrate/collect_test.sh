@@ -21,7 +21,7 @@ export PYTHONPYCACHEPREFIX="$tmp/pycache"  # py_compile leaves nothing in the so
 for f in common.sh nccl_sweep.sh babelstream.sh fio_tiers.sh collect_all.sh; do
   check "bash -n $f" bash -n "$collect/$f"
 done
-for f in gemm_sweep.py hbm_bandwidth.py; do
+for f in gemm_sweep.py hbm_bandwidth.py provenance.py; do
   check "py_compile $f" "$py" -m py_compile "$collect/$f"
 done
 if command -v shellcheck >/dev/null 2>&1; then
