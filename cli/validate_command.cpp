@@ -104,17 +104,20 @@ void run_validate(const ValidateOptions& o) {
       throw std::invalid_argument(file + ": measured with " + std::to_string(s.gpus_per_node) +
                                   " GPU(s) per node, but the system's node has " + std::to_string(spec.node.gpus));
     }
-    coll::CollectiveTimer timer(spec, system.collectives, system.seed);
+    coll::CollectiveParams params = system.collectives;
+    if (s.protocol) params.protocol = s.protocol;  // the log's NCCL_PROTO
+    coll::CollectiveTimer timer(spec, params, system.seed);
     const auto ranks = coll::nccl_group_ranks(timer.topology(), s.nodes, s.gpus_per_node);
     ++files;
     std::printf("# %s: %s on %d node(s) x %d GPU(s), algo %s\n", file.c_str(), s.op_name.c_str(), s.nodes,
                 s.gpus_per_node, s.algo_name.empty() ? "auto" : s.algo_name.c_str());
-    std::printf("#%13s %12s %12s %9s  %s\n", "size(B)", "measured", "fathom", "error", "algorithm");
+    std::printf("#%13s %12s %12s %9s  %s\n", "size(B)", "measured", "fathom", "error", "algorithm protocol");
     for (const auto& p : s.points) {
       const coll::NcclSize sim = coll::simulate_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm);
       const double error = (sim.busbw_gbps - p.busbw_gbps) / p.busbw_gbps;
-      std::printf("%14lld %12.2f %12.2f %+8.1f%%  %s\n", static_cast<long long>(p.bytes), p.busbw_gbps, sim.busbw_gbps,
-                  100 * error, std::string(coll::to_string(sim.timing.algorithm)).c_str());
+      std::printf("%14lld %12.2f %12.2f %+8.1f%%  %s %s\n", static_cast<long long>(p.bytes), p.busbw_gbps,
+                  sim.busbw_gbps, 100 * error, std::string(coll::to_string(sim.timing.algorithm)).c_str(),
+                  std::string(coll::to_string(sim.timing.protocol)).c_str());
       if (p.bytes >= kSummaryFromBytes) errors.push_back(std::fabs(error));
     }
   }

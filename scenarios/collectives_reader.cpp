@@ -1,6 +1,11 @@
 #include "scenarios/collectives_reader.hpp"
 
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+
+#include "models/collectives/nccl_tests.hpp"
 
 namespace fathom::scenario {
 
@@ -9,7 +14,8 @@ void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
   const auto noted = [&](const ValueReader& v) {
     if (note) note(v);
   };
-  for (auto key : {"alpha", "launch", "step", "nvls_step", "slice", "nvls_chunk", "nvls_channels", "max_slices"}) {
+  for (auto key : {"alpha", "launch", "step", "nvls_step", "slice", "nvls_chunk", "nvls_channels", "max_slices",
+                   "ll_alpha", "ll128_alpha", "ll_max", "ll128_max"}) {
     if (auto v = c.find(key)) noted(*v);
   }
   p.alpha_ns = c.duration("alpha", sim::SimTime::from_ns(p.alpha_ns)).ns();
@@ -21,6 +27,23 @@ void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
       static_cast<double>(c.bytes("nvls_chunk", static_cast<std::int64_t>(p.nvls_chunk_bytes), Sign::kPositive));
   p.nvls_channels = c.positive_int("nvls_channels", p.nvls_channels);
   p.max_slices = c.positive_int("max_slices", p.max_slices);
+  // Protocols: NCCL's choice by size, their step latencies and wire efficiencies, or NCCL_PROTO.
+  p.ll.alpha_ns = c.duration("ll_alpha", sim::SimTime::from_ns(p.ll.alpha_ns)).ns();
+  p.ll128.alpha_ns = c.duration("ll128_alpha", sim::SimTime::from_ns(p.ll128.alpha_ns)).ns();
+  p.ll_max_bytes = static_cast<double>(c.bytes("ll_max", static_cast<std::int64_t>(p.ll_max_bytes)));
+  p.ll128_max_bytes = static_cast<double>(c.bytes("ll128_max", static_cast<std::int64_t>(p.ll128_max_bytes)));
+  for (auto [key, cost] : {std::pair{"ll_bandwidth", &p.ll}, std::pair{"ll128_bandwidth", &p.ll128}}) {
+    if (auto v = c.find(key)) {
+      noted(*v);
+      cost->bandwidth_fraction = v->fraction();
+      if (!(cost->bandwidth_fraction > 0)) v->fail("a fraction above 0 (the protocol's data per byte on the wire)");
+    }
+  }
+  if (auto v = c.find("protocol")) {
+    noted(*v);
+    const std::string name = v->one_of({"auto", "Simple", "LL128", "LL"});
+    p.protocol = name == "auto" ? std::nullopt : coll::parse_nccl_proto(name);
+  }
   if (auto v = c.find("nvls_adaptive_chunk")) {
     noted(*v);
     p.nvls_adaptive_chunk = v->as<bool>("true or false (whether NCCL shrinks the NVLS chunk of mid-size messages)");

@@ -17,15 +17,17 @@ namespace {
 // The candidates, in the order the identifiability check considers them: alpha before launch,
 // so that when the data cannot tell them apart (one step count everywhere) alpha is fitted and
 // launch keeps its start value.
-enum Index { kAlpha, kStep, kNvlsStep, kLaunch, kRing, kTree, kNvls, kNic, kCount };
-constexpr const char* kNames[kCount] = {"alpha_ns", "step_ns", "nvls_step_ns", "launch_ns",
-                                        "ring",     "tree",    "nvls",         "nic"};
-bool is_time(int j) { return j == kAlpha || j == kStep || j == kNvlsStep || j == kLaunch; }
+enum Index { kAlpha, kStep, kNvlsStep, kLLAlpha, kLL128Alpha, kLaunch, kRing, kTree, kNvls, kNic, kCount };
+constexpr const char* kNames[kCount] = {"alpha_ns",  "step_ns", "nvls_step_ns", "ll_alpha_ns", "ll128_alpha_ns",
+                                        "launch_ns", "ring",    "tree",         "nvls",        "nic"};
+bool is_time(int j) { return j <= kLaunch; }
 
 std::vector<double> to_vector(const coll::CollectiveParams& p) {
   return {static_cast<double>(p.alpha_ns),
           static_cast<double>(p.step_ns),
           static_cast<double>(p.nvls_step_ns),
+          static_cast<double>(p.ll.alpha_ns),
+          static_cast<double>(p.ll128.alpha_ns),
           static_cast<double>(p.launch_ns),
           p.efficiency.ring,
           p.efficiency.tree,
@@ -37,6 +39,8 @@ coll::CollectiveParams from_vector(coll::CollectiveParams p, const std::vector<d
   p.alpha_ns = std::llround(x[kAlpha]);
   p.step_ns = std::llround(x[kStep]);
   p.nvls_step_ns = std::llround(x[kNvlsStep]);
+  p.ll.alpha_ns = std::llround(x[kLLAlpha]);
+  p.ll128.alpha_ns = std::llround(x[kLL128Alpha]);
   p.launch_ns = std::llround(x[kLaunch]);
   p.efficiency.ring = x[kRing];
   p.efficiency.tree = x[kTree];
@@ -57,7 +61,9 @@ void for_each_point(const ClusterForNodes& cluster_for, const std::vector<BusbwS
                                   std::to_string(s.gpus_per_node) + " GPU(s), but the system has " +
                                   std::to_string(cluster.nodes) + " x " + std::to_string(cluster.node.gpus));
     }
-    coll::CollectiveTimer timer(cluster, params, options.seed);
+    coll::CollectiveParams forced = params;
+    if (s.protocol) forced.protocol = s.protocol;
+    coll::CollectiveTimer timer(cluster, forced, options.seed);
     const auto ranks = coll::nccl_group_ranks(timer.topology(), s.nodes, s.gpus_per_node);
     for (const BusbwPoint& p : s.points) {
       if (p.bytes >= options.min_bytes) each(s, timer, ranks, p);
@@ -153,12 +159,12 @@ namespace {
 // The fit with the discrete choices of `start` held fixed.
 CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                              const coll::CollectiveParams& start, const CollectiveFitOptions& options,
-                             const std::vector<double>& measured) {
+                             const std::vector<double>& measured, const FitOptions& fit_options = {}) {
   const auto predict = [&](const std::vector<double>& x) {
     return predict_busbw(cluster_for, series, from_vector(start, x), options, false);
   };
   const std::vector<double> x0 = to_vector(start);
-  std::vector<int> candidates = {kAlpha, kStep, kNvlsStep, kLaunch};
+  std::vector<int> candidates = {kAlpha, kStep, kNvlsStep, kLLAlpha, kLL128Alpha, kLaunch};
   for (int e : efficiencies_used(cluster_for, series, start, options)) candidates.push_back(e);
   const std::vector<bool> keep = identifiable(predict, measured, x0, candidates);
 
@@ -177,12 +183,89 @@ CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vect
     parameters.push_back(p);
   }
   CollectiveFit fit;
-  fit.result = fit_least_squares(predict, measured, parameters);
+  fit.result = fit_least_squares(predict, measured, parameters, fit_options);
   std::vector<double> x;
   for (const auto& p : fit.result.parameters) x.push_back(p.value);
   fit.params = from_vector(start, x);
   for (int j : candidates) (keep[j] ? fit.fitted : fit.not_identified).push_back(kNames[j]);
   return fit;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether any point runs a protocol chosen by size: an algorithm other than NVLS and NVLS-tree,
+// in a series that does not force NCCL_PROTO.
+bool protocols_by_size(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
+                       const coll::CollectiveParams& params, const CollectiveFitOptions& options) {
+  bool any = false;
+  for_each_point(cluster_for, series, params, options,
+                 [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
+                   const auto a =
+                       coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing.algorithm;
+                   any |= !s.protocol && a != coll::Algorithm::kNvls && a != coll::Algorithm::kNvlsTree;
+                 });
+  return any;
+}
+
+// NCCL's protocol thresholds, fitted: a message below ll128_max_bytes runs LL128 (below
+// ll_max_bytes, LL). The candidates are the measured sizes (a threshold t makes every size
+// below t run the protocol) and "never". One bound is searched at a time, the continuous
+// parameters refitted for every candidate, keeping the least squared error: LL128's bound and
+// then LL's below it, and LL's and then LL128's above it; from the better of the two orders,
+// each bound again with the other held until neither moves.
+CollectiveFit fit_thresholds(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
+                             const CollectiveFit& simple, const CollectiveFitOptions& options,
+                             const std::vector<double>& measured) {
+  std::vector<double> sizes;
+  for (const auto& s : series) {
+    for (const auto& p : s.points) {
+      if (p.bytes >= options.min_bytes) sizes.push_back(static_cast<double>(p.bytes));
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  sizes.push_back(2 * sizes.back());  // every size
+  using Bound = double coll::CollectiveParams::*;
+  // Candidates are screened with a short fit from the incumbent's parameters; the best is
+  // refitted to convergence.
+  FitOptions screening;
+  screening.max_iterations = 20;
+  const auto search = [&](CollectiveFit best, Bound bound, double from, double upto) {
+    const coll::CollectiveParams base = best.params;
+    std::optional<coll::CollectiveParams> winner;
+    double winner_ssr = sum_squared_relative(best.result);
+    for (double t : sizes) {
+      if (t < from || t > upto || t == base.*bound) continue;
+      coll::CollectiveParams start = base;
+      start.*bound = t;
+      const CollectiveFit fit = fit_continuous(cluster_for, series, start, options, measured, screening);
+      const double ssr = sum_squared_relative(fit.result);
+      if (ssr < winner_ssr) {
+        winner_ssr = ssr;
+        winner = fit.params;
+      }
+    }
+    if (!winner) return best;
+    CollectiveFit refit = fit_continuous(cluster_for, series, *winner, options, measured);
+    return sum_squared_relative(refit.result) < sum_squared_relative(best.result) ? refit : best;
+  };
+  const Bound ll = &coll::CollectiveParams::ll_max_bytes, ll128 = &coll::CollectiveParams::ll128_max_bytes;
+  CollectiveFit ll128_first = search(simple, ll128, 0, sizes.back());
+  ll128_first = search(std::move(ll128_first), ll, 0, ll128_first.params.ll128_max_bytes);
+  CollectiveFit ll_first = search(simple, ll, 0, sizes.back());
+  ll_first = search(std::move(ll_first), ll128, ll_first.params.ll_max_bytes, sizes.back());
+  CollectiveFit best =
+      sum_squared_relative(ll_first.result) < sum_squared_relative(ll128_first.result) ? ll_first : ll128_first;
+  // Then each bound again with the other held, until neither moves (a few rounds at most).
+  for (int round = 0; round < 3; ++round) {
+    const double before = sum_squared_relative(best.result);
+    best = search(std::move(best), ll128, best.params.ll_max_bytes, sizes.back());
+    best = search(std::move(best), ll, 0, best.params.ll128_max_bytes);
+    if (!(sum_squared_relative(best.result) < before)) break;
+  }
+  return best;
 }
 
 }  // namespace
@@ -195,6 +278,7 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
                                 " bytes or more");
   }
   CollectiveFit best = fit_continuous(cluster_for, series, start, options, measured);
+  std::vector<std::string> discrete;
   // Whether NCCL shrank its NVLS chunk for mid-size messages depends on its version: where NVLS
   // ran, the data decide (the lower sum of squared relative errors), and the profile says which.
   if (efficiencies_used(cluster_for, series, start, options).count(kNvls) > 0) {
@@ -202,8 +286,14 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
     other.nvls_adaptive_chunk = !start.nvls_adaptive_chunk;
     CollectiveFit alternative = fit_continuous(cluster_for, series, other, options, measured);
     if (sum_squared_relative(alternative.result) < sum_squared_relative(best.result)) best = std::move(alternative);
-    best.fitted.push_back("nvls_adaptive_chunk");
+    discrete.push_back("nvls_adaptive_chunk");
   }
+  if (protocols_by_size(cluster_for, series, start, options)) {
+    best = fit_thresholds(cluster_for, series, best, options, measured);
+    discrete.push_back("ll128_max_bytes");
+    discrete.push_back("ll_max_bytes");
+  }
+  best.fitted.insert(best.fitted.end(), discrete.begin(), discrete.end());
   return best;
 }
 

@@ -33,6 +33,11 @@ BusbwSeries busbw_series(const NcclTestsLog& log, const SeriesOptions& options) 
   s.op = coll::parse_nccl_op(s.op_name, log.file + ": op");
   s.algo_name = !options.algo.empty() ? options.algo : log.algo;
   s.algorithm = coll::parse_nccl_algo(s.algo_name, options.algo.empty() ? log.file + ": NCCL_ALGO" : "--algo");
+  if (auto it = log.env.find("NCCL_PROTO"); it != log.env.end()) {
+    bool list = false;
+    s.protocol = coll::parse_nccl_proto(it->second, log.file + ": NCCL_PROTO", &list);
+    if (list) s.assumed.push_back("protocol chosen per size: NCCL_PROTO=" + it->second + " names no single one");
+  }
   for (const auto& row : log.rows) {
     const double measured = busbw(row);
     if (measured > 0 && row.bytes > 0) s.points.push_back({row.bytes, measured, row.line});

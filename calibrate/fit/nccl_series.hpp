@@ -29,6 +29,7 @@ struct BusbwSeries {
   int gpus_per_node = 0;
   std::string algo_name;                     // as given (NCCL_ALGO or --algo); empty: NCCL's choice
   std::optional<coll::Algorithm> algorithm;  // nullopt: chosen per size, as NCCL would
+  std::optional<coll::Protocol> protocol;    // the log's NCCL_PROTO; nullopt: chosen per size
   std::vector<BusbwPoint> points;            // every row with a positive busbw, in file order
   std::vector<std::string> assumed;          // what was assumed, for the report ("1 node: the file does not say")
 

@@ -143,6 +143,12 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
     if (fitted(f, "launch_ns")) y << "  launch: " << ns(static_cast<double>(f.params.launch_ns)) << "\n";
     if (fitted(f, "step_ns")) y << "  step: " << ns(static_cast<double>(f.params.step_ns)) << "\n";
     if (fitted(f, "nvls_step_ns")) y << "  nvls_step: " << ns(static_cast<double>(f.params.nvls_step_ns)) << "\n";
+    if (fitted(f, "ll_alpha_ns")) y << "  ll_alpha: " << ns(static_cast<double>(f.params.ll.alpha_ns)) << "\n";
+    if (fitted(f, "ll128_alpha_ns")) {
+      y << "  ll128_alpha: " << ns(static_cast<double>(f.params.ll128.alpha_ns)) << "\n";
+    }
+    if (fitted(f, "ll_max_bytes")) y << "  ll_max: " << std::llround(f.params.ll_max_bytes) << "B\n";
+    if (fitted(f, "ll128_max_bytes")) y << "  ll128_max: " << std::llround(f.params.ll128_max_bytes) << "B\n";
     if (fitted(f, "nvls_adaptive_chunk")) {
       y << "  nvls_adaptive_chunk: " << (f.params.nvls_adaptive_chunk ? "true" : "false") << "\n";
     }

@@ -262,13 +262,13 @@ double transfer_seconds(const PathCost& path, double bytes, std::int64_t alpha_n
 }
 
 double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
-                          const CollectiveSpec& spec, std::uint64_t seed) {
+                          const CollectiveSpec& spec, std::uint64_t seed, bool check) {
   // Building the DAG unsliced validates the spec and rejects unsupported pairs with the builders'
   // messages, at a fraction of the cost of the sliced DAG (which only the tree needs).
   CollectiveSpec unsliced = spec;
   unsliced.slice_bytes = 0;
   unsliced.nvls_slice_bytes = 0;
-  build_collective(op, algorithm, topology, unsliced);
+  if (check) build_collective(op, algorithm, topology, unsliced);
   const auto dag = [&] { return build_collective(op, algorithm, topology, spec); };
   const Costs c{topology, router, spec};
   const auto& r = spec.ranks;

@@ -40,8 +40,10 @@ double transfer_seconds(const PathCost& path, double bytes, std::int64_t alpha_n
 // For the double binary tree the "closed form" is the DAG's critical path (below): its two
 // pipelined trees interleave in a way no short formula captures. Throws like
 // build_collective() for an unsupported pair.
+// `check` false skips the validation (an unsliced build of the DAG) for a caller that has
+// validated the same op, algorithm and ranks already: it is most of the cost on large groups.
 double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
-                          const CollectiveSpec& spec, std::uint64_t seed = 0);
+                          const CollectiveSpec& spec, std::uint64_t seed = 0, bool check = true);
 
 // The longest path through the DAG when every transfer costs its uncontended d (no route
 // latency for a pipelined one; routes with the ECMP hash of (seed, index), as run_dag() uses). A lower bound on

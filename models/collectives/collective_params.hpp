@@ -6,8 +6,22 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 namespace fathom::coll {
+
+// NCCL's protocols. Simple moves data in large steps behind a flag per step (highest bandwidth,
+// highest latency); LL128 sends 128-byte lines of 120 data bytes and an 8-byte flag; LL sends
+// 8-byte words of 4 data bytes and a 4-byte flag (lowest latency, half the bandwidth).
+enum class Protocol { kSimple, kLL128, kLL };
+std::string_view to_string(Protocol protocol);  // "Simple", "LL128", "LL"
+
+// What a low-latency protocol costs instead of Simple's alpha_ns and full rate.
+struct ProtocolCost {
+  std::int64_t alpha_ns = 0;      // software latency of one algorithm step
+  double bandwidth_fraction = 1;  // of what Simple reaches on the same links
+};
 
 // Fractions of a link's rate an algorithm achieves. Applied by scaling the capacity of the links
 // the algorithm uses (NVLink for ring, tree, NVLS; PCIe, NICs and fabric for `nic`), on the
@@ -52,6 +66,19 @@ struct CollectiveParams {
   int max_slices = 64;
   AlgorithmEfficiency efficiency;
 
+  // Protocols: which one NCCL runs is a function of the message size (its tuner's choice, which
+  // calibration fits): LL below ll_max_bytes, LL128 below ll128_max_bytes, Simple from there
+  // on; a bound of 0 never chooses that protocol. NVLS and NVLS-tree run Simple only. By default
+  // both bounds are 0: without calibration every size runs Simple. The latencies are assumed
+  // (only a calibrated profile turns the protocols on); the fractions are the protocols' data
+  // per byte on the wire: LL 4 of 8, LL128 120 of 128.
+  double ll_max_bytes = 0;
+  double ll128_max_bytes = 0;
+  // NCCL_PROTO: one protocol for every size (where the algorithm has it); nullopt: by size.
+  std::optional<Protocol> protocol;
+  ProtocolCost ll{1'000, 0.5};
+  ProtocolCost ll128{2'000, 120.0 / 128.0};
+
   // NCCL shrinks the NVLS chunk of a message too small to keep its pipeline busy (enqueue.cc,
   // NCCL 2.18 on; the first threshold is 32 C in some versions): with C = channels x heads (the
   // plane's GPUs) concurrent chunks, to 64 KiB below 64 C chunks of bytes, 32 KiB below 8 C,
@@ -59,6 +86,25 @@ struct CollectiveParams {
   // sweeps (NCCL 2.18.5, 2.20.5, 2.26.2) fathom's model fits better without it, the calibration
   // choosing per system (docs/calibration.md). Off: the chunk is nvls_chunk_bytes at every size.
   bool nvls_adaptive_chunk = false;
+
+  // The protocol NCCL picks for a message of `bytes` by the thresholds above.
+  Protocol protocol_for(double bytes) const {
+    if (bytes < ll_max_bytes) return Protocol::kLL;
+    if (bytes < ll128_max_bytes) return Protocol::kLL128;
+    return Protocol::kSimple;
+  }
+  // Its step latency and bandwidth fraction (Simple: alpha_ns and 1).
+  ProtocolCost cost(Protocol protocol) const {
+    switch (protocol) {
+      case Protocol::kLL:
+        return ll;
+      case Protocol::kLL128:
+        return ll128;
+      case Protocol::kSimple:
+        break;
+    }
+    return {alpha_ns, 1.0};
+  }
 
   // The per-GPU NVLS slice (CollectiveSpec::nvls_slice_bytes) at the largest chunk.
   double nvls_slice_bytes() const { return nvls_chunk_bytes * nvls_channels; }

@@ -59,12 +59,14 @@ topo::ClusterSpec scaled_cluster(topo::ClusterSpec cluster, double nvlink_fracti
 CollectiveTimer::CollectiveTimer(topo::ClusterSpec cluster, CollectiveParams params, std::uint64_t seed)
     : cluster_(std::move(cluster)), params_(params), seed_(seed), plain_(topo::build_cluster(cluster_)) {}
 
-CollectiveTimer::Scaled& CollectiveTimer::scaled(Algorithm algorithm) {
-  const double fraction = nvlink_efficiency(algorithm, params_.efficiency);
-  auto& slot = scaled_[fraction];
+CollectiveTimer::Scaled& CollectiveTimer::scaled(Algorithm algorithm, Protocol protocol) {
+  const double wire = params_.cost(protocol).bandwidth_fraction;  // a protocol's flags ride every link
+  const double nvlink = nvlink_efficiency(algorithm, params_.efficiency) * wire;
+  const double nic = params_.efficiency.nic * wire;
+  auto& slot = scaled_[{nvlink, nic}];
   if (!slot) {
     auto s = std::make_unique<Scaled>();
-    s->topology = topo::build_cluster(scaled_cluster(cluster_, fraction, params_.efficiency.nic));
+    s->topology = topo::build_cluster(scaled_cluster(cluster_, nvlink, nic));
     check_same_ids(plain_, s->topology);
     s->router = std::make_unique<topo::Router>(s->topology);
     slot = std::move(s);
@@ -72,13 +74,15 @@ CollectiveTimer::Scaled& CollectiveTimer::scaled(Algorithm algorithm) {
   return *slot;
 }
 
-const topo::Topology& CollectiveTimer::topology_for(Algorithm algorithm) { return scaled(algorithm).topology; }
+const topo::Topology& CollectiveTimer::topology_for(Algorithm algorithm, Protocol protocol) {
+  return scaled(algorithm, protocol).topology;
+}
 
-CollectiveSpec CollectiveTimer::spec(const std::vector<topo::VertexId>& ranks, double bytes) const {
+CollectiveSpec CollectiveTimer::spec(const std::vector<topo::VertexId>& ranks, double bytes, Protocol protocol) const {
   CollectiveSpec spec;
   spec.ranks = ranks;
   spec.bytes = bytes;
-  spec.alpha_ns = params_.alpha_ns;
+  spec.alpha_ns = params_.cost(protocol).alpha_ns;
   spec.slice_bytes = params_.slice_bytes;
   spec.nvls_slice_bytes = params_.nvls_slice_bytes();
   // NVLS on one plane: NCCL's chunk for this size (NVLS-tree keeps the largest: NCCL's own rule
@@ -105,12 +109,14 @@ CollectiveTiming CollectiveTimer::resolve(Op op, const std::vector<topo::VertexI
     t.algorithm = choice.algorithm;
     t.reason = choice.reason;
   }
+  const bool nvls = t.algorithm == Algorithm::kNvls || t.algorithm == Algorithm::kNvlsTree;
+  t.protocol = nvls ? Protocol::kSimple : params_.protocol.value_or(params_.protocol_for(bytes));
   return t;
 }
 
-TransferDag CollectiveTimer::build(Op op, Algorithm algorithm, const topo::Topology& topology,
+TransferDag CollectiveTimer::build(Op op, const CollectiveTiming& t, const topo::Topology& topology,
                                    const std::vector<topo::VertexId>& ranks, double bytes) const {
-  return build_collective(op, algorithm, topology, spec(ranks, bytes));
+  return build_collective(op, t.algorithm, topology, spec(ranks, bytes, t.protocol));
 }
 
 CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
@@ -118,8 +124,8 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
   Key key{static_cast<int>(op), algorithm ? static_cast<int>(*algorithm) : -1, bytes, ranks};
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   CollectiveTiming t = resolve(op, ranks, bytes, algorithm);
-  Scaled& s = scaled(t.algorithm);
-  const TransferDag dag = build(op, t.algorithm, s.topology, ranks, bytes);
+  Scaled& s = scaled(t.algorithm, t.protocol);
+  const TransferDag dag = build(op, t, s.topology, ranks, bytes);
   const DagResult result = run_dag(s.topology, *s.router, dag, seed_);
   t.seconds = result.makespan.to_seconds() + static_cast<double>(params_.launch_ns) * 1e-9;
   memo_.emplace(std::move(key), t);
@@ -129,8 +135,10 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
 CollectiveTiming CollectiveTimer::closed_form(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
                                               std::optional<Algorithm> algorithm) {
   CollectiveTiming t = resolve(op, ranks, bytes, algorithm);
-  Scaled& s = scaled(t.algorithm);
-  t.seconds = alpha_beta_seconds(op, t.algorithm, s.topology, *s.router, spec(ranks, bytes), seed_) +
+  Scaled& s = scaled(t.algorithm, t.protocol);
+  // The spec differs from the validated one only in sizes and costs: validate once per group.
+  const bool first = validated_.emplace(static_cast<int>(op), static_cast<int>(t.algorithm), ranks).second;
+  t.seconds = alpha_beta_seconds(op, t.algorithm, s.topology, *s.router, spec(ranks, bytes, t.protocol), seed_, first) +
               static_cast<double>(params_.launch_ns) * 1e-9;
   return t;
 }
@@ -150,14 +158,14 @@ std::vector<CollectiveTiming> CollectiveTimer::time_concurrent(Op op,
                                   std::string(to_string(out.front().algorithm)) + "; the groups must share one");
     }
   }
-  Scaled& s = scaled(out.front().algorithm);
+  Scaled& s = scaled(out.front().algorithm, out.front().protocol);
   // One DAG: each group's transfers in turn, their predecessors shifted by the group's offset.
   TransferDag merged;
   std::vector<std::size_t> begin;
   for (const auto& g : groups) {
     begin.push_back(merged.size());
     const auto offset = static_cast<TransferIndex>(merged.size());
-    TransferDag dag = build(op, out.front().algorithm, s.topology, g, bytes);
+    TransferDag dag = build(op, out.front(), s.topology, g, bytes);
     for (const Transfer& t : dag.transfers()) {
       Transfer copy = t;
       for (TransferIndex& p : copy.after) p += offset;

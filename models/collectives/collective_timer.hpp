@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -33,7 +34,8 @@ namespace fathom::coll {
 struct CollectiveTiming {
   double seconds = 0;  // launch + makespan
   Algorithm algorithm = Algorithm::kRing;
-  std::string_view reason;  // why this algorithm: choose_algorithm's reason, or "set by caller"
+  Protocol protocol = Protocol::kSimple;  // forced (CollectiveParams::protocol), else by size; NVLS: Simple
+  std::string_view reason;                // why this algorithm: choose_algorithm's reason, or "set by caller"
 };
 
 // The fraction of NVLink rate `algorithm` reaches (AlgorithmEfficiency: nvls for NVLS and
@@ -51,10 +53,12 @@ class CollectiveTimer {
   // The unscaled cluster: its VertexIds name the ranks.
   const topo::Topology& topology() const { return plain_; }
   const CollectiveParams& params() const { return params_; }
-  // The cluster as `algorithm` runs on it (capacities scaled by its efficiencies).
-  const topo::Topology& topology_for(Algorithm algorithm);
-  // The spec time() builds its DAG from.
-  CollectiveSpec spec(const std::vector<topo::VertexId>& ranks, double bytes) const;
+  // The cluster as `algorithm` runs on it with `protocol` (capacities scaled by the algorithm's
+  // efficiencies and the protocol's bandwidth fraction).
+  const topo::Topology& topology_for(Algorithm algorithm, Protocol protocol = Protocol::kSimple);
+  // The spec time() builds its DAG from (alpha: the protocol's step latency).
+  CollectiveSpec spec(const std::vector<topo::VertexId>& ranks, double bytes,
+                      Protocol protocol = Protocol::kSimple) const;
 
   // One collective alone on the cluster. ranks: GPU vertex ids of topology(), in rank order;
   // bytes per NCCL's convention (algorithms.hpp). algorithm: nullopt = choose_algorithm for
@@ -81,21 +85,22 @@ class CollectiveTimer {
     topo::Topology topology;
     std::unique_ptr<topo::Router> router;
   };
-  Scaled& scaled(Algorithm algorithm);
+  Scaled& scaled(Algorithm algorithm, Protocol protocol);
   CollectiveTiming resolve(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
                            std::optional<Algorithm> algorithm) const;
-  TransferDag build(Op op, Algorithm algorithm, const topo::Topology& topology,
+  TransferDag build(Op op, const CollectiveTiming& t, const topo::Topology& topology,
                     const std::vector<topo::VertexId>& ranks, double bytes) const;
 
   topo::ClusterSpec cluster_;
   CollectiveParams params_;
   std::uint64_t seed_;
   topo::Topology plain_;
-  std::map<double, std::unique_ptr<Scaled>> scaled_;                      // by NVLink fraction
+  std::map<std::pair<double, double>, std::unique_ptr<Scaled>> scaled_;   // by NVLink and NIC fraction
   using Key = std::tuple<int, int, double, std::vector<topo::VertexId>>;  // op, algorithm (-1: auto), bytes, ranks
   std::map<Key, CollectiveTiming> memo_;
   using ConcurrentKey = std::tuple<int, int, double, std::vector<std::vector<topo::VertexId>>>;
   std::map<ConcurrentKey, std::vector<CollectiveTiming>> concurrent_memo_;
+  std::set<std::tuple<int, int, std::vector<topo::VertexId>>> validated_;  // closed_form(): op, algorithm, ranks
 };
 
 }  // namespace fathom::coll

@@ -44,6 +44,18 @@ std::optional<Algorithm> parse_nccl_algo(const std::string& name, const std::str
   return it->second;
 }
 
+std::optional<Protocol> parse_nccl_proto(const std::string& name, const std::string& flag, bool* is_list) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const bool list = lower.find_first_of(",^") != std::string::npos;
+  if (is_list != nullptr) *is_list = list;
+  if (lower.empty() || list) return std::nullopt;
+  if (lower == "simple") return Protocol::kSimple;
+  if (lower == "ll128") return Protocol::kLL128;
+  if (lower == "ll") return Protocol::kLL;
+  throw std::invalid_argument(flag + ": expected Simple, LL128 or LL, found '" + name + "'");
+}
+
 std::vector<topo::VertexId> nccl_group_ranks(const topo::Topology& t, int nodes, int gpus_per_node) {
   std::vector<std::vector<topo::VertexId>> by_node(static_cast<std::size_t>(nodes));
   for (topo::VertexId v = 0; v < t.vertices().size(); ++v) {

@@ -29,6 +29,12 @@ NcclOp parse_nccl_op(const std::string& name, const std::string& flag = "--op");
 // (Ring, Tree, NVLS, NVLSTree; any case). "auto" (and "") is nullopt: chosen per size.
 std::optional<Algorithm> parse_nccl_algo(const std::string& name, const std::string& flag = "--algo");
 
+// NCCL_PROTO's names (Simple, LL128, LL; any case). "" is nullopt: chosen per size. NCCL also
+// takes a list or an exclusion ("LL,LL128", "^LL"), which names no single protocol: nullopt too,
+// and `*is_list` (when given) says so. Throws std::invalid_argument naming `flag` for another name.
+std::optional<Protocol> parse_nccl_proto(const std::string& name, const std::string& flag = "NCCL_PROTO",
+                                         bool* is_list = nullptr);
+
 // The first `gpus_per_node` GPUs of each of the first `nodes` nodes, node-major.
 std::vector<topo::VertexId> nccl_group_ranks(const topo::Topology& t, int nodes, int gpus_per_node);
 

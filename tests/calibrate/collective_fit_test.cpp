@@ -73,6 +73,7 @@ TEST_CASE("collective fit: recovers alpha, launch, both step costs and the NVLS 
   // One node with NVLS (NCCL_ALGO=NVLS) and two nodes with rings (NCCL_ALGO=Ring), as the
   // calibration data has them: together they separate launch from alpha.
   std::vector<BusbwSeries> series = {sweep(1, "NVLS"), sweep(2, "Ring")};
+  series[1].protocol = coll::Protocol::kSimple;  // NCCL_PROTO=Simple: no protocol thresholds to find
   synthesise(series, truth, 0.01);
 
   const coll::CollectiveParams start;  // the catalog-like defaults
@@ -93,8 +94,9 @@ TEST_CASE("collective fit: recovers alpha, launch, both step costs and the NVLS 
     CHECK(s < 0.25 * e.truth);  // constrained, not merely consistent
   }
   CHECK(fit.result.max_abs_rel_error < 0.03);  // 1% noise
-  // The NVLink ring fraction never limits a 2-node ring (the NICs do): not identified.
-  CHECK(fit.not_identified == std::vector<std::string>{"ring"});
+  // Simple runs everywhere, so the low-latency protocols' costs are not identified; nor is the
+  // NVLink ring fraction, which never limits a 2-node ring (the NICs do).
+  CHECK(fit.not_identified == std::vector<std::string>{"ll_alpha_ns", "ll128_alpha_ns", "ring"});
 }
 
 TEST_CASE("collective fit: one node alone cannot split launch from alpha, nor say anything of ring steps") {
@@ -106,7 +108,7 @@ TEST_CASE("collective fit: one node alone cannot split launch from alpha, nor sa
   synthesise(series, truth, 0.005);
   const CollectiveFit fit = fit_collectives(system_with, series, coll::CollectiveParams{});
   CHECK(fit.fitted == std::vector<std::string>{"alpha_ns", "nvls_step_ns", "nvls", "nvls_adaptive_chunk"});
-  CHECK(fit.not_identified == std::vector<std::string>{"step_ns", "launch_ns"});
+  CHECK(fit.not_identified == std::vector<std::string>{"step_ns", "ll_alpha_ns", "ll128_alpha_ns", "launch_ns"});
   // Launch stays at its start value; alpha absorbs the difference: launch + 2 alpha is what the
   // data fix (one NVLS all-reduce has two algorithm steps).
   CHECK(fit.params.launch_ns == coll::CollectiveParams{}.launch_ns);
@@ -166,4 +168,44 @@ TEST_CASE("nccl series: what the file lacks comes from the caller, and what neit
   CHECK(s.points[0].busbw_gbps == 10.5);
   o.algo = "warp";
   CHECK_THROWS_WITH(busbw_series(log, o), doctest::Contains("--algo"));
+}
+
+TEST_CASE("collective fit: NCCL's protocol thresholds and the low-latency protocols' step costs") {
+  // One node, rings chosen by size (no NCCL_ALGO, no NVLS), LL below 8 MiB and LL128 below
+  // 64 MiB: the fit finds both thresholds among the measured sizes and each protocol's latency.
+  coll::CollectiveParams truth;
+  truth.alpha_ns = 15000;
+  truth.ll_max_bytes = 8 << 20;
+  truth.ll128_max_bytes = 64 << 20;
+  truth.ll.alpha_ns = 900;
+  truth.ll128.alpha_ns = 4000;
+  truth.efficiency.ring = 0.79;
+  BusbwSeries s = sweep(1, "Ring");
+  s.algorithm.reset();
+  s.algo_name.clear();
+  s.points.resize(10);  // 1 MiB .. 512 MiB
+  std::vector<BusbwSeries> series = {s};
+  const auto ring_only = [](int nodes) {
+    topo::ClusterSpec c = system_with(nodes);
+    c.node.nvls = false;  // a ring system: A100-like NVSwitch without in-switch reduction
+    return c;
+  };
+  CollectiveFitOptions options;
+  const std::vector<double> exact = predict_busbw(ring_only, series, truth, options, false);
+  test::FuzzRng rng(777);
+  for (std::size_t i = 0; i < exact.size(); ++i)
+    series[0].points[i].busbw_gbps = exact[i] * (1 + 0.005 * (2 * rng.uniform() - 1));
+
+  const CollectiveFit fit = fit_collectives(ring_only, series, coll::CollectiveParams{});
+  MESSAGE("thresholds " << fit.params.ll_max_bytes << " " << fit.params.ll128_max_bytes << ", max error "
+                        << fit.result.max_abs_rel_error);
+  CHECK(fit.params.ll_max_bytes == truth.ll_max_bytes);
+  CHECK(fit.params.ll128_max_bytes == truth.ll128_max_bytes);
+  for (const auto& [name, value] :
+       {std::pair<std::string, double>{"ll_alpha_ns", 900.0}, {"ll128_alpha_ns", 4000.0}, {"ring", 0.79}}) {
+    CAPTURE(name);
+    MESSAGE(name << ": " << fitted(fit, name.c_str()) << " +- " << sigma(fit, name.c_str()));
+    CHECK(std::abs(fitted(fit, name.c_str()) - value) <= 3 * sigma(fit, name.c_str()));
+  }
+  CHECK(fit.result.max_abs_rel_error < 0.01);
 }

@@ -35,6 +35,18 @@ check "the points CSV has its header" grep -qx "file,kind,label,x,measured,predi
   <(head -1 "$tmp/h100.csv")
 check "and one row per point (24 sizes, 9 shapes, 5 kernels, 8 fio rows)" test "$(wc -l <"$tmp/h100.csv")" -eq 47
 
+# The A100 VM's ring all-reduce: NCCL's protocols by size, fitted.
+out=$("$fathom" calibrate "$data/azure-nd-a100-v4/nccl_all_reduce.csv" -o "$tmp/a100.yaml"); rc=$?
+check "calibrate on the Azure A100 all-reduce exits 0" test "$rc" -eq 0
+line=$(grep -E '^collectives: points=14 ' <<<"$out")
+check "A100 all-reduce: median under 3% and every size within 8% from 1 MiB" awk \
+  -v m="$(sed -E 's/.*median_rel_error=([0-9.]+).*/\1/' <<<"$line")" \
+  -v w="$(sed -E 's/.*max_rel_error=([0-9.]+).*/\1/' <<<"$line")" 'BEGIN { exit !(m < 0.03 && w < 0.08) }'
+check "the profile carries NCCL's protocol thresholds" grep -qE '^  ll128_max: [0-9]+B$' "$tmp/a100.yaml"
+out=$("$fathom" validate --profile "$tmp/a100.yaml" "$data/azure-nd-a100-v4/nccl_all_reduce.csv" --nodes 1 \
+  --gpus-per-node 8); rc=$?
+check "validate names the protocol of every size" grep -qE '^ +1048576 .* ring LL$' <<<"$out"
+
 # The profile in use: validate without a scenario, and a scenario with `calibration:`.
 out=$("$fathom" validate --profile "$tmp/h100.yaml" "$data/azure-nd-h100-v5/nccl_all_reduce.csv" --nodes 1 \
   --gpus-per-node 8); rc=$?

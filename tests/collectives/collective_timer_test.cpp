@@ -171,3 +171,41 @@ TEST_CASE("time_concurrent(): groups must get the same algorithm") {
   CHECK_THROWS_AS(timer.time_concurrent(Op::kAllReduce, groups, 64 * kMiB), std::invalid_argument);
   CHECK(timer.time_concurrent(Op::kAllReduce, {}, 64 * kMiB).empty());
 }
+
+TEST_CASE("protocols: LL below ll_max, LL128 below ll128_max, Simple above; each its step latency and wire rate") {
+  CollectiveParams params;
+  params.ll_max_bytes = 4 * kMiB;
+  params.ll128_max_bytes = 64 * kMiB;
+  params.ll = {700, 0.5};
+  params.ll128 = {1500, 120.0 / 128.0};
+  params.slice_bytes = 0;  // whole messages: T = launch + 2(n-1) (alpha_p + 2 hops + S/n / (B eff f_p))
+  CollectiveTimer timer(dgx_spec(1, /*nvls=*/true), params, kSeed);
+  const auto ranks = node_gpus(timer.topology(), 0, 8);
+  const double launch = static_cast<double>(params.launch_ns) * 1e-9;
+  const double rate = 450e9 * params.efficiency.ring;
+  const struct {
+    double bytes;
+    Protocol protocol;
+    std::int64_t alpha_ns;
+    double fraction;
+  } cases[] = {{1 * kMiB, Protocol::kLL, 700, 0.5},
+               {16 * kMiB, Protocol::kLL128, 1500, 120.0 / 128.0},
+               {256 * kMiB, Protocol::kSimple, params.alpha_ns, 1.0}};
+  for (const auto& c : cases) {
+    CAPTURE(c.bytes);
+    const CollectiveTiming t = timer.time(Op::kAllReduce, ranks, c.bytes, Algorithm::kRing);
+    CHECK(t.protocol == c.protocol);
+    const double expected =
+        launch + 14 * (static_cast<double>(c.alpha_ns) * 1e-9 + 1e-6 + c.bytes / 8 / (rate * c.fraction));
+    CHECK(t.seconds == doctest::Approx(expected).epsilon(1e-4));
+    CHECK(timer.closed_form(Op::kAllReduce, ranks, c.bytes, Algorithm::kRing).seconds ==
+          doctest::Approx(expected).epsilon(1e-9));
+  }
+  // NVLS has Simple only; NCCL_PROTO forces one protocol at every size.
+  CHECK(timer.time(Op::kAllReduce, ranks, 1 * kMiB, Algorithm::kNvls).protocol == Protocol::kSimple);
+  params.protocol = Protocol::kLL128;
+  CollectiveTimer forced(dgx_spec(1, true), params, kSeed);
+  CHECK(forced.time(Op::kAllReduce, ranks, 1 * kMiB, Algorithm::kRing).protocol == Protocol::kLL128);
+  CHECK(forced.time(Op::kAllReduce, ranks, 1024 * kMiB, Algorithm::kRing).protocol == Protocol::kLL128);
+  CHECK(to_string(Protocol::kLL128) == "LL128");
+}

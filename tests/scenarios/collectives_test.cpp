@@ -134,3 +134,25 @@ TEST_CASE("the DGX H100 example loads as documented") {
   CHECK(s.cluster.node.nic_bytes_per_s == 50e9);
   CHECK(s.cluster.fabric.tier.size() == 2);
 }
+
+TEST_CASE("collectives: protocol keys, and NCCL_PROTO as `protocol`") {
+  auto s = load_scenario(write_scratch_file(
+      "protocols.yaml", kBase + "collectives: {ll_max: 8MiB, ll128_max: 128MiB, ll_alpha: 900ns, ll128_alpha: 3us, "
+                                "ll_bandwidth: 0.45, ll128_bandwidth: 90%, protocol: LL128}\n"));
+  CHECK(s.collectives.ll_max_bytes == 8.0 * (1 << 20));
+  CHECK(s.collectives.ll128_max_bytes == 128.0 * (1 << 20));
+  CHECK(s.collectives.ll.alpha_ns == 900);
+  CHECK(s.collectives.ll128.alpha_ns == 3000);
+  CHECK(s.collectives.ll.bandwidth_fraction == doctest::Approx(0.45));
+  CHECK(s.collectives.ll128.bandwidth_fraction == doctest::Approx(0.9));
+  REQUIRE(s.collectives.protocol);
+  CHECK(*s.collectives.protocol == fathom::coll::Protocol::kLL128);
+  // The defaults: every size Simple.
+  s = load_scenario(write_scratch_file("no-protocols.yaml", kBase));
+  CHECK(s.collectives.ll_max_bytes == 0);
+  CHECK(s.collectives.ll128_max_bytes == 0);
+  CHECK_FALSE(s.collectives.protocol);
+  CHECK(s.collectives.protocol_for(1e3) == fathom::coll::Protocol::kSimple);
+  const auto e = fathom::test::load_error(kBase + "collectives: {protocol: LL64}\n");
+  CHECK(e.key_path() == "collectives.protocol");
+}

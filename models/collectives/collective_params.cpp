@@ -1,0 +1,17 @@
+#include "models/collectives/collective_params.hpp"
+
+namespace fathom::coll {
+
+std::string_view to_string(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::kSimple:
+      return "Simple";
+    case Protocol::kLL128:
+      return "LL128";
+    case Protocol::kLL:
+      return "LL";
+  }
+  return "?";
+}
+
+}  // namespace fathom::coll
