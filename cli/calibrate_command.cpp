@@ -244,6 +244,16 @@ void run_calibrate(const CalibrateOptions& o) {
     for (const auto& name : c.collectives->not_identified) {
       std::printf("#   %-20s not identified by these measurements: catalog value kept\n", name.c_str());
     }
+    const coll::CollectiveParams& fitted = c.collectives->params;
+    for (const auto& name : c.collectives->fitted) {
+      if (name == "ll128_max_bytes") {
+        std::printf("#   protocols by size    LL below %.0f B, LL128 below %.0f B, Simple from there on\n",
+                    fitted.ll_max_bytes, std::max(fitted.ll_max_bytes, fitted.ll128_max_bytes));
+      }
+      if (name == "nvls_adaptive_chunk") {
+        std::printf("#   nvls_adaptive_chunk  %s\n", fitted.nvls_adaptive_chunk ? "true" : "false");
+      }
+    }
     print_points(c, "nccl-tests", options.collective.min_bytes);
   }
   for (const auto& g : c.gemm) {
