@@ -316,12 +316,13 @@ void add_calibrate_command(CLI::App& app) {
                   "the measured system as a catalog node (dgx-h100, ...), on fathom's default fabric; default: "
                   "guessed from the inputs' paths");
   cmd->add_option("--system", options->system, "a name for the system in the profile (default: the first input's)");
-  cmd->add_option("--exclude", options->exclude, "leave out files matching this glob (repeatable)")->take_all();
+  cmd->add_option("--exclude", options->exclude, "leave out files matching this glob (repeatable)")
+      ->allow_extra_args(false);
   cmd->add_option("--holdout", options->holdout, "keep this fraction of every file's points out of the fit")
       ->check(CLI::Range(0.0, 0.95));
   cmd->add_option("--holdout-files", options->holdout_files,
                   "keep files matching this glob out of the fit and report the error on them (repeatable)")
-      ->take_all();
+      ->allow_extra_args(false);
   cmd->add_option("--points", options->points, "also write every point, measured and fitted, as CSV");
   cmd->add_option("--nodes", options->nodes, "nodes of nccl-tests files that do not say (default: 1)");
   cmd->add_option("--gpus-per-node", options->gpus_per_node,
