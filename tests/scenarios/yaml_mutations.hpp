@@ -11,24 +11,24 @@ namespace fathom::test {
 
 // Bytes and tokens that YAML and the unit parsers give meaning to.
 inline const std::vector<std::string> kTokens = {"\n",       "\t",     " ",
-                                          ":",        ": ",     "-",
-                                          "- ",       "[",      "]",
-                                          "{",        "}",      ",",
-                                          "#",        "&a ",    "*a",
-                                          "!",        "!!str ", "!!int ",
-                                          "|",        ">",      "'",
-                                          "\"",       "%",      "@",
-                                          "`",        "?",      "? ",
-                                          "$",        "\\",     std::string(1, '\0'),
-                                          "\xc2\xb5", "\xff",   "\xef\xbb\xbf",
-                                          "---\n",    "...\n",  "<<: ",
-                                          "~",        "null",   "yes",
-                                          "1e999",    "-0",     ".inf",
-                                          ".nan",     "0x1F",   "9999999999999999999999",
-                                          "GiB",      "Gbps",   "gb",
-                                          "us",       "%",      "/h",
-                                          "[[[[[[",   "{{{{",   "&a [*a]",
-                                          "*unknown"};
+                                                 ":",        ": ",     "-",
+                                                 "- ",       "[",      "]",
+                                                 "{",        "}",      ",",
+                                                 "#",        "&a ",    "*a",
+                                                 "!",        "!!str ", "!!int ",
+                                                 "|",        ">",      "'",
+                                                 "\"",       "%",      "@",
+                                                 "`",        "?",      "? ",
+                                                 "$",        "\\",     std::string(1, '\0'),
+                                                 "\xc2\xb5", "\xff",   "\xef\xbb\xbf",
+                                                 "---\n",    "...\n",  "<<: ",
+                                                 "~",        "null",   "yes",
+                                                 "1e999",    "-0",     ".inf",
+                                                 ".nan",     "0x1F",   "9999999999999999999999",
+                                                 "GiB",      "Gbps",   "gb",
+                                                 "us",       "%",      "/h",
+                                                 "[[[[[[",   "{{{{",   "&a [*a]",
+                                                 "*unknown"};
 
 inline std::string mutate(const std::string& in, FuzzRng& rng) {
   std::string s = in;
