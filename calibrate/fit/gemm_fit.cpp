@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -31,13 +32,16 @@ struct ParameterSpec {
   const char* unit;
   std::vector<double> starts;
 };
-const std::array<ParameterSpec, 5>& specs() {
-  static const std::array<ParameterSpec, 5> s = {
+const std::array<ParameterSpec, 6>& specs() {
+  static const std::array<ParameterSpec, 6> s = {
       ParameterSpec{"gemm_max", 0.05, 1.0, "", {0.5, 0.7, 0.9}},
       ParameterSpec{"launch_s", 0.0, 100e-6, "s", {1e-6, 5e-6, 20e-6}},
       ParameterSpec{"wave_overhead_s", 0.0, 100e-6, "s", {0.2e-6, 2e-6}},
       ParameterSpec{"hbm_fraction", 0.1, 1.0, "", {0.9, 0.6}},
       ParameterSpec{"stream_k_efficiency", 0.3, 1.0, "", {0.9, 0.6}},
+      // One start: it scales only the unaligned shapes' compute, so it does not make the
+      // objective multi-modal the way the kernel choice does.
+      ParameterSpec{"unaligned_efficiency", 0.2, 1.0, "", {0.9}},
   };
   return s;
 }
@@ -48,6 +52,7 @@ GemmModel with_parameters(GemmModel m, const std::vector<double>& p) {
   m.wave_overhead_s = p[2];
   m.hbm_fraction = p[3];
   m.stream_k_efficiency = p[4];
+  m.unaligned_efficiency = p[5];
   return m;
 }
 
@@ -69,6 +74,17 @@ GemmElementBytes gemm_element_bytes(std::string_view dtype) {
   throw std::invalid_argument("GEMM model: unknown data type \"" + std::string(dtype) + "\"");
 }
 
+std::int64_t gemm_vector_elements(double input_bytes) {
+  const auto bits = static_cast<std::int64_t>(std::llround(input_bytes * 8));
+  if (bits <= 0) throw std::invalid_argument("GEMM model: element size must be positive");
+  return 128 / std::gcd(bits, std::int64_t{128});
+}
+
+bool gemm_aligned(std::int64_t m, std::int64_t n, std::int64_t k, double input_bytes) {
+  const std::int64_t v = gemm_vector_elements(input_bytes);
+  return m % v == 0 && n % v == 0 && k % v == 0;
+}
+
 std::string_view gemm_kernel_name(GemmKernel kernel) {
   switch (kernel) {
     case GemmKernel::tile_128x128:
@@ -88,13 +104,14 @@ GemmEstimate GemmModel::estimate(std::int64_t m, std::int64_t n, std::int64_t k,
   const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
   const double bytes = b * (input_bytes * (md * kd + kd * nd) + output_bytes * md * nd);
   const double memory_s = bytes / (hbm_bytes_per_s * hbm_fraction);
-  const double flops_per_s = peak_flops * gemm_max;
+  const bool aligned = gemm_aligned(m, n, k, input_bytes);
+  const double flops_per_s = peak_flops * gemm_max * (aligned ? 1.0 : unaligned_efficiency);
 
   GemmEstimate best;
   best.seconds = std::numeric_limits<double>::infinity();
   const auto consider = [&](double compute_s, GemmKernel kernel) {
     const double t = std::max(compute_s, memory_s);
-    if (t < best.seconds) best = {t, kernel, memory_s >= compute_s};
+    if (t < best.seconds) best = {t, kernel, memory_s >= compute_s, aligned};
   };
   for (const Tiling& t : kTilings) {
     const double tiles = b * static_cast<double>(ceil_div(m, t.tm) * ceil_div(n, t.tn));
@@ -145,13 +162,18 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
     if (p.dtype != dtype) continue;
     out.points.push_back(p);
     measured.push_back(p.tflops);
+    if (!gemm_aligned(p.m, p.n, p.k, eb.input)) ++out.unaligned_points;
   }
-  if (out.points.size() < specs().size()) {
+  // unaligned_efficiency is free only when some shape depends on it.
+  const bool fit_unaligned = out.unaligned_points > 0;
+  const std::size_t free_parameters = specs().size() - (fit_unaligned ? 0 : 1);
+  if (out.points.size() < free_parameters) {
     throw std::invalid_argument(where(file, dtype) + ": " + std::to_string(out.points.size()) +
-                                " points cannot determine the model's " + std::to_string(specs().size()) +
+                                " points cannot determine the model's " + std::to_string(free_parameters) +
                                 " parameters (gemm_max, launch_s, wave_overhead_s, hbm_fraction, "
-                                "stream_k_efficiency); measure at least " +
-                                std::to_string(specs().size()) + " shapes");
+                                "stream_k_efficiency" +
+                                (fit_unaligned ? ", unaligned_efficiency" : "") + "); measure at least " +
+                                std::to_string(free_parameters) + " shapes");
   }
 
   const FitModel model = [&](const std::vector<double>& p) {
@@ -188,6 +210,10 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
       fp.lower = s[i].lower;
       fp.upper = s[i].upper;
       fp.unit = s[i].unit;
+      if (fp.name == "unaligned_efficiency" && !fit_unaligned) {
+        fp.value = 1;
+        fp.fixed = true;
+      }
       params.push_back(std::move(fp));
     }
     FitResult r = fit_least_squares(model, measured, std::move(params), options);
@@ -211,6 +237,13 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
     std::string names;
     for (const std::string& n : out.not_identified) names += (names.empty() ? "" : ", ") + n;
     out.fit.message += "; not identified by these shapes (NaN uncertainty, value is a start value): " + names;
+  }
+  if (fit_unaligned) {
+    out.fit.message += "; unaligned_efficiency from " + std::to_string(out.unaligned_points) + " shape" +
+                       (out.unaligned_points == 1 ? "" : "s") + " off the 16-byte vector";
+  } else {
+    out.not_identified.push_back("unaligned_efficiency");
+    out.fit.message += "; every shape is aligned to the 16-byte vector: unaligned_efficiency kept at 1";
   }
   return out;
 }

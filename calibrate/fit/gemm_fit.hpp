@@ -12,8 +12,13 @@
 //     compute = ceil(m/128) ceil(n/128) 128 128 k 2 / (P gemm_max stream_k_efficiency)
 //     + 2 wave_overhead_s (the split work's fix-up pass);
 //   - each candidate takes max(compute, bytes / (B hbm_fraction)) (a roofline);
+//   - a shape with m, n or k off the 16-byte vector (8 fp16 or 16 fp8 elements) cannot use
+//     16-byte operand loads; its kernels' compute runs at unaligned_efficiency of the aligned rate
+//     (NVIDIA's matrix-multiplication performance guide: dimensions should be multiples of 16
+//     bytes for Tensor Core efficiency; how much a library loses varies with its version);
 //   time = launch_s + min over candidates; TFLOP/s = 2 m n k / time (times the batch).
-// Fitted per data type: gemm_max, launch_s, wave_overhead_s, hbm_fraction, stream_k_efficiency.
+// Fitted per data type: gemm_max, launch_s, wave_overhead_s, hbm_fraction, stream_k_efficiency,
+// and unaligned_efficiency when the sweep has an unaligned shape (else it stays 1, not identified).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +40,12 @@ struct GemmElementBytes {
 };
 GemmElementBytes gemm_element_bytes(std::string_view dtype);
 
+// Elements of `input_bytes` each in the smallest whole number of 16-byte vectors: 8 fp16, 16 fp8,
+// 32 fp4, 64 fp6 (48 bytes).
+std::int64_t gemm_vector_elements(double input_bytes);
+// Every one of m, n and k is a multiple of gemm_vector_elements(input_bytes).
+bool gemm_aligned(std::int64_t m, std::int64_t n, std::int64_t k, double input_bytes);
+
 // The kernel the model picks for a shape.
 enum class GemmKernel { tile_128x128, tile_128x256, tile_256x128, stream_k };
 std::string_view gemm_kernel_name(GemmKernel kernel);  // "128x128", "128x256", "256x128", "stream-K"
@@ -43,16 +54,18 @@ struct GemmEstimate {
   double seconds = 0;
   GemmKernel kernel = GemmKernel::tile_128x128;
   bool memory_bound = false;  // the chosen kernel's time is its HBM traffic's
+  bool aligned = true;        // gemm_aligned(): else compute ran at unaligned_efficiency
 };
 
 // The model with plain parameters, for the simulator.
 struct GemmModel {
   // Fitted.
-  double gemm_max = 0.8;           // fraction of the dense peak a full wave of tiles reaches
-  double launch_s = 0;             // per GEMM
-  double wave_overhead_s = 0;      // per wave (prologue/epilogue of a tile)
-  double hbm_fraction = 0.9;       // of the HBM bandwidth a GEMM's traffic reaches
-  double stream_k_efficiency = 1;  // stream-K's throughput relative to a full wave's
+  double gemm_max = 0.8;            // fraction of the dense peak a full wave of tiles reaches
+  double launch_s = 0;              // per GEMM
+  double wave_overhead_s = 0;       // per wave (prologue/epilogue of a tile)
+  double hbm_fraction = 0.9;        // of the HBM bandwidth a GEMM's traffic reaches
+  double stream_k_efficiency = 1;   // stream-K's throughput relative to a full wave's
+  double unaligned_efficiency = 1;  // compute rate of an unaligned shape relative to an aligned one
   // The accelerator and data type.
   int sms = 0;
   double peak_flops = 0;  // dense, at the data type
@@ -77,13 +90,16 @@ struct GemmFit {
   std::string dtype;  // as in the file: fp8e4m3, fp16, ...
   GemmModel model;
   // Parameters in the order gemm_max, launch_s, wave_overhead_s, hbm_fraction,
-  // stream_k_efficiency; one prediction per point, in the points' order.
+  // stream_k_efficiency, unaligned_efficiency (fixed at 1 when every shape is aligned); one
+  // prediction per point, in the points' order.
   FitResult fit;
   std::vector<GemmPoint> points;
   // Parameters the data cannot identify (NaN uncertainty), e.g. hbm_fraction when no point is
-  // memory-bound: their value is the multi-start's first start value, not a measurement.
+  // memory-bound: their value is the multi-start's first start value, not a measurement; and
+  // unaligned_efficiency when no shape is unaligned (kept at 1).
   std::vector<std::string> not_identified;
-  int starts = 0;  // multi-start grid size
+  int unaligned_points = 0;  // shapes off the 16-byte vector, which alone determine unaligned_efficiency
+  int starts = 0;            // multi-start grid size
 
   double predict_tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) const {
     return model.tflops(m, n, k, batch);
@@ -94,7 +110,8 @@ struct GemmFit {
 // the objective non-convex, so each fit is a deterministic multi-start over a small grid of start
 // values keeping the lowest sum of squared relative residuals (the first on a tie).
 // std::invalid_argument naming the file and data type when a type's peak is unknown (missing or
-// not positive), a type has fewer points than the five parameters, or the facts are not positive.
+// not positive), a type has fewer points than its free parameters (five, six with an unaligned
+// shape), or the facts are not positive.
 std::vector<GemmFit> fit_gemm(const GemmSweep& sweep, const AcceleratorFacts& facts, const FitOptions& options = {});
 
 // One data type's points (all of `dtype`); `file` names them in errors.

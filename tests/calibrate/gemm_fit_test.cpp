@@ -97,6 +97,36 @@ TEST_CASE("the model: roofline, wave quantisation, stream-K and launch time in c
   CHECK(m.seconds == doctest::Approx(3e-6 + mb / 0.5e13));
   // A batch multiplies the work.
   CHECK(g.seconds(1 << 20, 64, 64, 2) == doctest::Approx(3e-6 + 2 * mb / 0.5e13));
+  // An unaligned shape (n = 250 is off the 16-element fp8 vector) computes at unaligned_efficiency:
+  // its 4 tiles (1 wave) take twice as long at 0.5, and a memory-bound one is unaffected.
+  g.unaligned_efficiency = 0.5;
+  const auto u = g.estimate(256, 250, 4096);
+  CHECK_FALSE(u.aligned);
+  CHECK(u.kernel == GemmKernel::tile_128x128);
+  CHECK(u.seconds == doctest::Approx(3e-6 + 4 * 128.0 * 128 * 4096 * 2 / 0.25e15 + 1e-6));
+  CHECK(g.estimate(256, 256, 4096).aligned);
+  CHECK(g.estimate(256, 256, 4096).seconds == doctest::Approx(e.seconds));
+  const double ub = 1.0 * ((1 << 20) * 16.0 + 16.0 * 72) + 2.0 * (1 << 20) * 72;
+  CHECK(g.estimate(1 << 20, 72, 16).memory_bound);
+  CHECK(g.seconds(1 << 20, 72, 16) == doctest::Approx(3e-6 + ub / 0.5e13));
+}
+
+TEST_CASE("alignment: the 16-byte vector in elements of each data type") {
+  using fathom::calib::gemm_aligned;
+  using fathom::calib::gemm_vector_elements;
+  CHECK(gemm_vector_elements(2) == 8);      // fp16, bf16
+  CHECK(gemm_vector_elements(1) == 16);     // fp8, int8
+  CHECK(gemm_vector_elements(0.5) == 32);   // fp4, int4
+  CHECK(gemm_vector_elements(0.75) == 64);  // fp6: 64 elements are 48 bytes, three vectors
+  CHECK(gemm_vector_elements(4) == 4);
+  CHECK(gemm_vector_elements(8) == 2);
+  CHECK_THROWS_AS(gemm_vector_elements(0), std::invalid_argument);
+  CHECK(gemm_aligned(1024, 1024, 1024, 2));
+  CHECK_FALSE(gemm_aligned(1024, 2145, 1024, 2));  // the sweeps' odd shape
+  CHECK(gemm_aligned(1024, 2152, 1024, 2));
+  CHECK_FALSE(gemm_aligned(1024, 2152, 1024, 1));  // 2152 = 8 x 269: fp16-aligned, not fp8
+  CHECK_FALSE(gemm_aligned(1000, 1024, 1024, 1));
+  CHECK_FALSE(gemm_aligned(1024, 1024, 1020, 2));
 }
 
 TEST_CASE("synthetic recovery: parameters within 3 sigma from a 1%-noise sweep with memory-bound shapes") {
@@ -106,6 +136,7 @@ TEST_CASE("synthetic recovery: parameters within 3 sigma from a 1%-noise sweep w
   truth.wave_overhead_s = 1.5e-6;
   truth.hbm_fraction = 0.82;
   truth.stream_k_efficiency = 0.78;
+  truth.unaligned_efficiency = 0.7;
   truth.sms = 132;
   truth.peak_flops = 1979e12;
   truth.hbm_bytes_per_s = 3.35e12;
@@ -116,15 +147,16 @@ TEST_CASE("synthetic recovery: parameters within 3 sigma from a 1%-noise sweep w
       {16384, 16384, 16384}, {1024, 2145, 1024}, {3000, 5000, 2000}, {1536, 1536, 8192},  {4224, 4224, 512},
       {6144, 12288, 12288},  {2176, 2176, 4096}, {640, 7168, 2048},  {12800, 384, 4096},  {802816, 192, 768},
       {262144, 128, 512},    {131072, 256, 256}, {1 << 20, 64, 128}, {524288, 512, 1024}, {100000, 96, 4096},
-      {256, 256, 65536},     {4352, 1024, 1024},
+      {256, 256, 65536},     {4352, 1024, 1024}, {4100, 4100, 4100}, {2000, 3000, 1000},
   };
   fathom::test::FuzzRng rng(20240917);
   GemmSweep sweep;
   sweep.file = "synthetic";
-  int memory_bound = 0, stream_k = 0, tiled = 0;
+  int memory_bound = 0, stream_k = 0, tiled = 0, unaligned = 0;
   for (const auto& s : shapes) {
     const auto e = truth.estimate(s[0], s[1], s[2]);
     memory_bound += e.memory_bound;
+    unaligned += !e.aligned && !e.memory_bound;
     stream_k += e.kernel == GemmKernel::stream_k;
     tiled += e.kernel != GemmKernel::stream_k;
     // Uniform noise of standard deviation 1%: sqrt(3) * 1% * (2u - 1).
@@ -136,15 +168,22 @@ TEST_CASE("synthetic recovery: parameters within 3 sigma from a 1%-noise sweep w
   CHECK(memory_bound >= 3);
   CHECK(stream_k >= 2);
   CHECK(tiled >= 5);
+  CHECK(unaligned >= 3);
   const auto fits = fit_gemm(sweep, kH100);
   REQUIRE(fits.size() == 1);
   const GemmFit& f = fits[0];
   INFO(describe(f));
   CHECK(f.not_identified.empty());
   CHECK(f.fit.converged);
-  const double truths[] = {truth.gemm_max, truth.launch_s, truth.wave_overhead_s, truth.hbm_fraction,
-                           truth.stream_k_efficiency};
-  for (std::size_t i = 0; i < 5; ++i) {
+  const double truths[] = {truth.gemm_max,
+                           truth.launch_s,
+                           truth.wave_overhead_s,
+                           truth.hbm_fraction,
+                           truth.stream_k_efficiency,
+                           truth.unaligned_efficiency};
+  REQUIRE(f.fit.parameters.size() == 6);
+  CHECK(f.unaligned_points == unaligned);
+  for (std::size_t i = 0; i < 6; ++i) {
     CAPTURE(f.fit.parameters[i].name);
     const double sigma = f.fit.uncertainty[i];
     REQUIRE(std::isfinite(sigma));
@@ -166,17 +205,16 @@ TEST_CASE("the Azure GEMM sweeps fit within the worst error written beside each 
     double max_error;     // tolerance on the worst |relative error| of the file's shapes
     double median_error;  // tolerance on the median
   };
-  // Measured with this fit (worst / median |relative error|): H100 1.59% / 0.74%, H200 2.39% /
-  // 0.22%, H200 2024-09 2.54% / 0.68%, A100 13.2% / 0.97%. The scipy prototype of the same model
-  // reported 1.6%, 2.4%, 2.9% and 9.9% (median 2.5%) worst. The A100's 13.2% (the 2048^3 shape,
-  // whose 256 tiles fill 2.4 waves of 108 SMs) is the global minimum of the sum of squared
-  // relative residuals in the parameter box (checked by a brute-force grid); a minimax or log
-  // residual objective trades it for a worse median. Tolerances: the measured figure rounded up.
+  // Measured with this fit (worst / median |relative error|): H100 1.62% / 0.64%, H200 2.39% /
+  // 0.22%, H200 2024-09 1.79% / 0.30%, A100 3.89% / 0.22%. Each sweep has one unaligned shape
+  // (1024x2145x1024), which alone sets unaligned_efficiency: without that parameter the A100's
+  // odd shape pulled stream_k_efficiency to 0.62 and left 2048^3 13.2% low. The issue's target is
+  // 8% for every shape; the tolerances are the measured figures rounded up.
   const Row rows[] = {
-      {"azure-nd-h100-v5/gemm.csv", kH100, "fp8e4m3", 0.017, 0.008},          // 1.59%, 0.74%
+      {"azure-nd-h100-v5/gemm.csv", kH100, "fp8e4m3", 0.017, 0.007},          // 1.62%, 0.64%
       {"azure-nd-h200-v5/gemm.csv", kH200, "fp8e4m3", 0.025, 0.003},          // 2.39%, 0.22%
-      {"azure-nd-h200-v5/gemm_2024-09.csv", kH200, "fp8e4m3", 0.026, 0.007},  // 2.54%, 0.68%
-      {"azure-nd-a100-v4/gemm.csv", kA100, "fp16", 0.133, 0.010},             // 13.2%, 0.97%
+      {"azure-nd-h200-v5/gemm_2024-09.csv", kH200, "fp8e4m3", 0.019, 0.004},  // 1.79%, 0.30%
+      {"azure-nd-a100-v4/gemm.csv", kA100, "fp16", 0.040, 0.003},             // 3.89%, 0.22%
   };
   for (const Row& row : rows) {
     CAPTURE(row.file);
@@ -187,6 +225,7 @@ TEST_CASE("the Azure GEMM sweeps fit within the worst error written beside each 
     INFO(describe(f));
     CHECK(f.dtype == row.dtype);
     CHECK(f.points.size() == sweep.points.size());
+    CHECK(f.unaligned_points == 1);
     CHECK(f.fit.max_abs_rel_error <= row.max_error);
     CHECK(f.fit.median_abs_rel_error <= row.median_error);
     for (std::size_t i = 0; i < f.points.size(); ++i) {
@@ -230,6 +269,27 @@ TEST_CASE("errors: too few points, an unknown peak, bad facts") {
   AcceleratorFacts no_sms = kH100;
   no_sms.sms = 0;
   CHECK_THROWS_AS(fit_gemm(sweep, no_sms), std::invalid_argument);
+  // Five aligned shapes fit five parameters; unaligned_efficiency is fixed at 1 and says so. One
+  // unaligned shape among five makes it a sixth parameter, which five points cannot determine.
+  GemmSweep aligned;
+  aligned.file = "aligned.csv";
+  for (int i = 1; i <= 5; ++i) aligned.points.push_back(point(1024 * i, 2048, 1024 * i, "fp16", 40.0 * i + 50));
+  const auto five = fit_gemm(aligned, kA100);
+  REQUIRE(five.size() == 1);
+  CHECK(five[0].unaligned_points == 0);
+  CHECK(five[0].fit.parameters.back().name == "unaligned_efficiency");
+  CHECK(five[0].fit.parameters.back().fixed);
+  CHECK(five[0].model.unaligned_efficiency == 1);
+  CHECK(five[0].not_identified.back() == "unaligned_efficiency");
+  CHECK(five[0].fit.message.find("kept at 1") != std::string::npos);
+  aligned.points.back().n = 2050;
+  try {
+    (void)fit_gemm(aligned, kA100);
+    FAIL("no error");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("6 parameters") != std::string::npos);
+    CHECK(std::string(e.what()).find("unaligned_efficiency") != std::string::npos);
+  }
   CHECK_THROWS_AS(fathom::calib::gemm_element_bytes("fp7"), std::invalid_argument);
   CHECK(fathom::calib::gemm_element_bytes("fp4e2m1").input == 0.5);
   CHECK(fathom::calib::gemm_element_bytes("bf16").output == 2);
