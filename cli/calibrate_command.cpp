@@ -148,9 +148,17 @@ void print_points(const calib::Calibration& c, const std::string& kind, std::int
 void print_scaling(const calib::Calibration& c, const MeasuredSystem& system, const std::vector<int>& nodes) {
   if (c.series.empty() || nodes.empty() || !c.collectives) return;
   // The pattern: the measured series on the most nodes (the multi-node one, if any).
-  const calib::BusbwSeries* pattern = &c.series.front();
+  const calib::BusbwSeries* most = &c.series.front();
   for (const auto& s : c.series) {
-    if (s.nodes > pattern->nodes) pattern = &s;
+    if (s.nodes > most->nodes) most = &s;
+  }
+  calib::BusbwSeries scaled = *most;
+  const calib::BusbwSeries* pattern = &scaled;
+  // NVLS reduces inside one NVLink domain only: a single-node NVLS series scales with NCCL's
+  // choice across nodes (the tree, then NVLS-tree).
+  if (scaled.algorithm == coll::Algorithm::kNvls) {
+    scaled.algorithm.reset();
+    scaled.algo_name = "auto (the measured " + most->algo_name + " spans one node only)";
   }
   std::vector<std::int64_t> sizes;
   for (const auto& p : pattern->points) {
@@ -249,6 +257,18 @@ void run_calibrate(const CalibrateOptions& o) {
       if (name == "ll128_max_bytes") {
         std::printf("#   protocols by size    LL below %.0f B, LL128 below %.0f B, Simple from there on\n",
                     fitted.ll_max_bytes, std::max(fitted.ll_max_bytes, fitted.ll128_max_bytes));
+      }
+      if (name == "tree_ll128_max_bytes") {
+        std::printf("#   tree protocols       LL below %.0f B, LL128 below %.0f B, Simple from there on\n",
+                    fitted.tree_ll_max_bytes, std::max(fitted.tree_ll_max_bytes, fitted.tree_ll128_max_bytes));
+      }
+      if (name == "nvls_min_bytes") {
+        std::printf("#   nvls_min_bytes       %.0f B (one node: ring below, NVLS from there on)\n",
+                    fitted.nvls_min_bytes);
+      }
+      if (name == "tree_max_bytes") {
+        std::printf("#   tree_max_bytes       %.0f B (across nodes: tree below, NVLS-tree or ring from there on)\n",
+                    fitted.tree_max_bytes);
       }
       if (name == "nvls_adaptive_chunk") {
         std::printf("#   nvls_adaptive_chunk  %s\n", fitted.nvls_adaptive_chunk ? "true" : "false");

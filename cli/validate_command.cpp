@@ -98,8 +98,9 @@ void run_validate(const ValidateOptions& o) {
     if (log == nullptr) {
       throw std::invalid_argument(file + ": expected nccl-tests output, found " + std::string(calib::kind_of(m)));
     }
-    const calib::BusbwSeries s = calib::busbw_series(*log, series_options);
+    calib::BusbwSeries s = calib::busbw_series(*log, series_options);
     const topo::ClusterSpec spec = cluster(s.nodes);
+    calib::apply_stated_algorithm(s, spec.node.nvls);
     if (s.gpus_per_node > spec.node.gpus) {
       throw std::invalid_argument(file + ": measured with " + std::to_string(s.gpus_per_node) +
                                   " GPU(s) per node, but the system's node has " + std::to_string(spec.node.gpus));
@@ -111,6 +112,7 @@ void run_validate(const ValidateOptions& o) {
     ++files;
     std::printf("# %s: %s on %d node(s) x %d GPU(s), algo %s\n", file.c_str(), s.op_name.c_str(), s.nodes,
                 s.gpus_per_node, s.algo_name.empty() ? "auto" : s.algo_name.c_str());
+    for (const auto& a : s.assumed) std::printf("# note: assumed %s\n", a.c_str());
     std::printf("#%13s %12s %12s %9s  %s\n", "size(B)", "measured", "fathom", "error", "algorithm protocol");
     for (const auto& p : s.points) {
       const coll::NcclSize sim = coll::simulate_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm);

@@ -14,8 +14,9 @@ void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
   const auto noted = [&](const ValueReader& v) {
     if (note) note(v);
   };
-  for (auto key : {"alpha", "launch", "step", "nvls_step", "slice", "nvls_chunk", "nvls_channels", "max_slices",
-                   "ll_alpha", "ll128_alpha", "ll_max", "ll128_max"}) {
+  for (auto key :
+       {"alpha", "launch", "step", "nvls_step", "slice", "nvls_chunk", "nvls_channels", "max_slices", "ll_alpha",
+        "ll128_alpha", "ll_max", "ll128_max", "tree_ll_max", "tree_ll128_max", "nvls_min", "tree_max"}) {
     if (auto v = c.find(key)) noted(*v);
   }
   p.alpha_ns = c.duration("alpha", sim::SimTime::from_ns(p.alpha_ns)).ns();
@@ -32,6 +33,16 @@ void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
   p.ll128.alpha_ns = c.duration("ll128_alpha", sim::SimTime::from_ns(p.ll128.alpha_ns)).ns();
   p.ll_max_bytes = static_cast<double>(c.bytes("ll_max", static_cast<std::int64_t>(p.ll_max_bytes)));
   p.ll128_max_bytes = static_cast<double>(c.bytes("ll128_max", static_cast<std::int64_t>(p.ll128_max_bytes)));
+  // The tree's bounds follow the ring's unless given: a section that sets only ll_max means it
+  // for every algorithm. A section without either keeps what came before (catalog or profile).
+  const auto tree_bound = [&](const char* key, const char* ring_key, double& tree, double ring) {
+    const bool ring_given = c.find(ring_key).has_value();
+    tree = static_cast<double>(c.bytes(key, static_cast<std::int64_t>(ring_given && !c.find(key) ? ring : tree)));
+  };
+  tree_bound("tree_ll_max", "ll_max", p.tree_ll_max_bytes, p.ll_max_bytes);
+  tree_bound("tree_ll128_max", "ll128_max", p.tree_ll128_max_bytes, p.ll128_max_bytes);
+  p.nvls_min_bytes = static_cast<double>(c.bytes("nvls_min", static_cast<std::int64_t>(p.nvls_min_bytes)));
+  p.tree_max_bytes = static_cast<double>(c.bytes("tree_max", static_cast<std::int64_t>(p.tree_max_bytes)));
   for (auto [key, cost] : {std::pair{"ll_bandwidth", &p.ll}, std::pair{"ll128_bandwidth", &p.ll128}}) {
     if (auto v = c.find(key)) {
       noted(*v);

@@ -3,9 +3,12 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "models/collectives/collective_timer.hpp"
 #include "models/collectives/nccl_tests.hpp"
@@ -195,29 +198,39 @@ CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vect
 
 namespace {
 
-// Whether any point runs a protocol chosen by size: an algorithm other than NVLS and NVLS-tree,
-// in a series that does not force NCCL_PROTO.
+// Whether any point runs a protocol chosen by size on the double binary tree (`tree`) or on one
+// of the other algorithms that have protocols (not NVLS or NVLS-tree), in a series that does not
+// force NCCL_PROTO.
 bool protocols_by_size(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                       const coll::CollectiveParams& params, const CollectiveFitOptions& options) {
+                       const coll::CollectiveParams& params, const CollectiveFitOptions& options, bool tree) {
   bool any = false;
-  for_each_point(cluster_for, series, params, options,
-                 [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
-                   const auto a =
-                       coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing.algorithm;
-                   any |= !s.protocol && a != coll::Algorithm::kNvls && a != coll::Algorithm::kNvlsTree;
-                 });
+  for_each_point(
+      cluster_for, series, params, options,
+      [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
+        const auto a = coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing.algorithm;
+        const bool is_tree = a == coll::Algorithm::kDoubleBinaryTree;
+        any |= !s.protocol && a != coll::Algorithm::kNvls && a != coll::Algorithm::kNvlsTree && is_tree == tree;
+      });
   return any;
 }
 
-// NCCL's protocol thresholds, fitted: a message below ll128_max_bytes runs LL128 (below
-// ll_max_bytes, LL). The candidates are the measured sizes (a threshold t makes every size
-// below t run the protocol) and "never". One bound is searched at a time, the continuous
-// parameters refitted for every candidate, keeping the least squared error: LL128's bound and
-// then LL's below it, and LL's and then LL128's above it; from the better of the two orders,
-// each bound again with the other held until neither moves.
-CollectiveFit fit_thresholds(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                             const CollectiveFit& simple, const CollectiveFitOptions& options,
-                             const std::vector<double>& measured) {
+// The algorithm of every point, in order.
+std::vector<coll::Algorithm> algorithms_of(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
+                                           const coll::CollectiveParams& params, const CollectiveFitOptions& options) {
+  std::vector<coll::Algorithm> out;
+  for_each_point(
+      cluster_for, series, params, options,
+      [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
+        out.push_back(coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing.algorithm);
+      });
+  return out;
+}
+
+using Bound = double coll::CollectiveParams::*;
+
+// The candidate values of a size threshold: every measured size of at least min_bytes (a
+// threshold t puts every size below t on one side) and twice the largest (every size below).
+std::vector<double> threshold_candidates(const std::vector<BusbwSeries>& series, const CollectiveFitOptions& options) {
   std::vector<double> sizes;
   for (const auto& s : series) {
     for (const auto& p : s.points) {
@@ -226,46 +239,76 @@ CollectiveFit fit_thresholds(const ClusterForNodes& cluster_for, const std::vect
   }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  sizes.push_back(2 * sizes.back());  // every size
-  using Bound = double coll::CollectiveParams::*;
-  // Candidates are screened with a short fit from the incumbent's parameters; the best is
-  // refitted to convergence.
+  sizes.push_back(2 * sizes.back());
+  return sizes;
+}
+
+// One size threshold searched with the rest held: every candidate in [from, upto] screened by a
+// short fit from the incumbent's parameters, the best refitted to convergence and kept if it
+// lowers the sum of squared relative errors.
+CollectiveFit search_threshold(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
+                               CollectiveFit best, Bound bound, double from, double upto,
+                               const CollectiveFitOptions& options, const std::vector<double>& measured) {
   FitOptions screening;
   screening.max_iterations = 20;
-  const auto search = [&](CollectiveFit best, Bound bound, double from, double upto) {
-    const coll::CollectiveParams base = best.params;
-    std::optional<coll::CollectiveParams> winner;
-    double winner_ssr = sum_squared_relative(best.result);
-    for (double t : sizes) {
-      if (t < from || t > upto || t == base.*bound) continue;
-      coll::CollectiveParams start = base;
-      start.*bound = t;
-      const CollectiveFit fit = fit_continuous(cluster_for, series, start, options, measured, screening);
-      const double ssr = sum_squared_relative(fit.result);
-      if (ssr < winner_ssr) {
-        winner_ssr = ssr;
-        winner = fit.params;
-      }
+  const coll::CollectiveParams base = best.params;
+  std::optional<coll::CollectiveParams> winner;
+  double winner_ssr = sum_squared_relative(best.result);
+  for (double t : threshold_candidates(series, options)) {
+    if (t < from || t > upto || t == base.*bound) continue;
+    coll::CollectiveParams start = base;
+    start.*bound = t;
+    const CollectiveFit fit = fit_continuous(cluster_for, series, start, options, measured, screening);
+    const double ssr = sum_squared_relative(fit.result);
+    if (ssr < winner_ssr) {
+      winner_ssr = ssr;
+      winner = fit.params;
     }
-    if (!winner) return best;
-    CollectiveFit refit = fit_continuous(cluster_for, series, *winner, options, measured);
-    return sum_squared_relative(refit.result) < sum_squared_relative(best.result) ? refit : best;
+  }
+  if (!winner) return best;
+  CollectiveFit refit = fit_continuous(cluster_for, series, *winner, options, measured);
+  return sum_squared_relative(refit.result) < sum_squared_relative(best.result) ? refit : best;
+}
+
+// NCCL's protocol thresholds of one algorithm family (`ll` and `ll128`: the ring's or the
+// tree's), fitted: a message below ll128 runs LL128 (below ll, LL). LL128's bound and then LL's
+// below it, and LL's and then LL128's above it; from the better of the two orders, each bound
+// again with the other held until neither moves.
+CollectiveFit fit_protocol_thresholds(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
+                                      const CollectiveFit& start, Bound ll, Bound ll128,
+                                      const CollectiveFitOptions& options, const std::vector<double>& measured) {
+  const double top = threshold_candidates(series, options).back();
+  const auto search = [&](CollectiveFit best, Bound bound, double from, double upto) {
+    return search_threshold(cluster_for, series, std::move(best), bound, from, upto, options, measured);
   };
-  const Bound ll = &coll::CollectiveParams::ll_max_bytes, ll128 = &coll::CollectiveParams::ll128_max_bytes;
-  CollectiveFit ll128_first = search(simple, ll128, 0, sizes.back());
-  ll128_first = search(std::move(ll128_first), ll, 0, ll128_first.params.ll128_max_bytes);
-  CollectiveFit ll_first = search(simple, ll, 0, sizes.back());
-  ll_first = search(std::move(ll_first), ll128, ll_first.params.ll_max_bytes, sizes.back());
+  CollectiveFit ll128_first = search(start, ll128, 0, top);
+  ll128_first = search(std::move(ll128_first), ll, 0, ll128_first.params.*ll128);
+  CollectiveFit ll_first = search(start, ll, 0, top);
+  ll_first = search(std::move(ll_first), ll128, ll_first.params.*ll, top);
   CollectiveFit best =
       sum_squared_relative(ll_first.result) < sum_squared_relative(ll128_first.result) ? ll_first : ll128_first;
-  // Then each bound again with the other held, until neither moves (a few rounds at most).
   for (int round = 0; round < 3; ++round) {
     const double before = sum_squared_relative(best.result);
-    best = search(std::move(best), ll128, best.params.ll_max_bytes, sizes.back());
-    best = search(std::move(best), ll, 0, best.params.ll128_max_bytes);
+    best = search(std::move(best), ll128, best.params.*ll, top);
+    best = search(std::move(best), ll, 0, best.params.*ll128);
     if (!(sum_squared_relative(best.result) < before)) break;
   }
   return best;
+}
+
+// Whether moving `bound` to some candidate changes the algorithm of some point: only then can
+// the data say where NCCL switches (an unforced log on both sides of the switch, or on one side
+// near it).
+bool algorithm_threshold_matters(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
+                                 const coll::CollectiveParams& params, Bound bound,
+                                 const CollectiveFitOptions& options) {
+  const auto now = algorithms_of(cluster_for, series, params, options);
+  for (double t : threshold_candidates(series, options)) {
+    coll::CollectiveParams moved = params;
+    moved.*bound = t;
+    if (algorithms_of(cluster_for, series, moved, options) != now) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -288,10 +331,35 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
     if (sum_squared_relative(alternative.result) < sum_squared_relative(best.result)) best = std::move(alternative);
     discrete.push_back("nvls_adaptive_chunk");
   }
-  if (protocols_by_size(cluster_for, series, start, options)) {
-    best = fit_thresholds(cluster_for, series, best, options, measured);
+  // The tuner's algorithm thresholds first (they decide which points run trees), then each
+  // family's protocol thresholds, then the algorithm thresholds once more with the protocols set.
+  const std::pair<const char*, Bound> algorithm_bounds[] = {
+      {"nvls_min_bytes", &coll::CollectiveParams::nvls_min_bytes},
+      {"tree_max_bytes", &coll::CollectiveParams::tree_max_bytes},
+  };
+  std::vector<std::pair<const char*, Bound>> searched;
+  for (const auto& [name, bound] : algorithm_bounds) {
+    if (!algorithm_threshold_matters(cluster_for, series, best.params, bound, options)) continue;
+    best = search_threshold(cluster_for, series, std::move(best), bound, 0, std::numeric_limits<double>::infinity(),
+                            options, measured);
+    searched.emplace_back(name, bound);
+    discrete.push_back(name);
+  }
+  if (protocols_by_size(cluster_for, series, best.params, options, false)) {
+    best = fit_protocol_thresholds(cluster_for, series, best, &coll::CollectiveParams::ll_max_bytes,
+                                   &coll::CollectiveParams::ll128_max_bytes, options, measured);
     discrete.push_back("ll128_max_bytes");
     discrete.push_back("ll_max_bytes");
+  }
+  if (protocols_by_size(cluster_for, series, best.params, options, true)) {
+    best = fit_protocol_thresholds(cluster_for, series, best, &coll::CollectiveParams::tree_ll_max_bytes,
+                                   &coll::CollectiveParams::tree_ll128_max_bytes, options, measured);
+    discrete.push_back("tree_ll128_max_bytes");
+    discrete.push_back("tree_ll_max_bytes");
+  }
+  for (const auto& [name, bound] : searched) {
+    best = search_threshold(cluster_for, series, std::move(best), bound, 0, std::numeric_limits<double>::infinity(),
+                            options, measured);
   }
   best.fitted.insert(best.fitted.end(), discrete.begin(), discrete.end());
   return best;

@@ -50,9 +50,14 @@ struct CollectiveFit {
   std::vector<std::string> not_identified;  // candidates the data do not constrain: kept at their start values
 };
 
-// Parameter names: alpha_ns, step_ns, nvls_step_ns, launch_ns, ring, tree, nvls, nic; and,
-// where NVLS ran, the discrete nvls_adaptive_chunk (fitted both ways, the better kept; listed in
-// `fitted`, not among the result's parameters). Throws
+// Parameter names: alpha_ns, step_ns, nvls_step_ns, ll_alpha_ns, ll128_alpha_ns, launch_ns,
+// ring, tree, nvls, nic; and the discrete choices, listed in `fitted`, not among the result's
+// parameters: nvls_adaptive_chunk where NVLS ran (fitted both ways, the better kept);
+// nvls_min_bytes and tree_max_bytes where a log leaves the algorithm to NCCL and moving the
+// threshold over the measured sizes changes some point's algorithm; ll_max_bytes and
+// ll128_max_bytes where a non-tree algorithm chooses its protocol by size, tree_ll_max_bytes and
+// tree_ll128_max_bytes where the double binary tree does (each searched over the measured
+// sizes, the continuous parameters refitted for every candidate). Throws
 // std::invalid_argument when no series has a point of at least min_bytes.
 CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                               const coll::CollectiveParams& start, const CollectiveFitOptions& options = {});

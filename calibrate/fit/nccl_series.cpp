@@ -39,11 +39,30 @@ BusbwSeries busbw_series(const NcclTestsLog& log, const SeriesOptions& options) 
     if (list) s.assumed.push_back("protocol chosen per size: NCCL_PROTO=" + it->second + " names no single one");
   }
   for (const auto& row : log.rows) {
+    if (&row == &log.rows.front()) s.algo_stated = row.algo_stated;
+    if (row.algo_stated != s.algo_stated) s.algo_stated.clear();
+  }
+  for (const auto& row : log.rows) {
     const double measured = busbw(row);
     if (measured > 0 && row.bytes > 0) s.points.push_back({row.bytes, measured, row.line});
   }
   if (s.points.empty()) throw std::invalid_argument(log.file + ": no row with a positive bus bandwidth");
   return s;
+}
+
+void apply_stated_algorithm(BusbwSeries& series, bool nvls_hardware) {
+  if (series.algorithm || series.algo_stated.empty()) return;
+  const auto stated = coll::parse_nccl_algo(series.algo_stated, series.file + ": algo_stated");
+  if (!stated) return;
+  const bool needs_nvls = *stated == coll::Algorithm::kNvls || *stated == coll::Algorithm::kNvlsTree;
+  if (needs_nvls && !nvls_hardware) {
+    series.assumed.push_back("algorithm chosen per size: the file states " + series.algo_stated +
+                             ", which this system (no in-switch reduction) cannot run");
+    return;
+  }
+  series.algorithm = stated;
+  series.algo_name = series.algo_stated;
+  series.assumed.push_back("algorithm " + series.algo_stated + " at every size, as the file states");
 }
 
 }  // namespace fathom::calib

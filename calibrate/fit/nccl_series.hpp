@@ -30,6 +30,7 @@ struct BusbwSeries {
   std::string algo_name;                     // as given (NCCL_ALGO or --algo); empty: NCCL's choice
   std::optional<coll::Algorithm> algorithm;  // nullopt: chosen per size, as NCCL would
   std::optional<coll::Protocol> protocol;    // the log's NCCL_PROTO; nullopt: chosen per size
+  std::string algo_stated;                   // busbw CSV: the algorithm every row names; else empty
   std::vector<BusbwPoint> points;            // every row with a positive busbw, in file order
   std::vector<std::string> assumed;          // what was assumed, for the report ("1 node: the file does not say")
 
@@ -48,5 +49,12 @@ struct SeriesOptions {
 // Throws std::invalid_argument naming the file and what is missing ("the node count is
 // unknown: pass --nodes"), or an unknown operation or algorithm.
 BusbwSeries busbw_series(const NcclTestsLog& log, const SeriesOptions& options);
+
+// A busbw CSV whose rows all name one algorithm (`algo_stated`) records the algorithm that ran:
+// when neither NCCL_ALGO nor --algo forced one, the series runs the stated algorithm, as if
+// forced, where the measured system can run it. NVLS and NVLS-tree need in-switch reduction
+// (`nvls_hardware`); a statement the system cannot run (the A100 table of the Azure data names
+// NVLS, which A100 has not) is recorded in `assumed` and the algorithm stays NCCL's choice.
+void apply_stated_algorithm(BusbwSeries& series, bool nvls_hardware);
 
 }  // namespace fathom::calib

@@ -62,10 +62,15 @@ void add_nccl(Calibration& c, const std::vector<const NcclTestsLog*>& fitted,
               const std::vector<const NcclTestsLog*>& held, const SystemFacts& system,
               const CalibrationOptions& options) {
   if (fitted.empty() && held.empty()) return;
+  const auto series_of = [&](const NcclTestsLog& log) {
+    BusbwSeries s = busbw_series(log, options.series);
+    apply_stated_algorithm(s, system.cluster_for(s.nodes).node.nvls);
+    return s;
+  };
   std::vector<BusbwSeries> fit_series;  // the points the fit sees
   std::vector<std::vector<bool>> held_point;
   for (const auto* log : fitted) {
-    BusbwSeries s = busbw_series(*log, options.series);
+    BusbwSeries s = series_of(*log);
     BusbwSeries kept = s;
     kept.points.clear();
     std::vector<bool> held_here;
@@ -83,7 +88,7 @@ void add_nccl(Calibration& c, const std::vector<const NcclTestsLog*>& fitted,
     fit_series.push_back(std::move(kept));
   }
   for (const auto* log : held) {
-    c.series.push_back(busbw_series(*log, options.series));
+    c.series.push_back(series_of(*log));
     held_point.emplace_back(c.series.back().points.size(), true);
   }
   for (const auto& s : c.series) {

@@ -149,6 +149,12 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
     }
     if (fitted(f, "ll_max_bytes")) y << "  ll_max: " << std::llround(f.params.ll_max_bytes) << "B\n";
     if (fitted(f, "ll128_max_bytes")) y << "  ll128_max: " << std::llround(f.params.ll128_max_bytes) << "B\n";
+    if (fitted(f, "tree_ll_max_bytes")) y << "  tree_ll_max: " << std::llround(f.params.tree_ll_max_bytes) << "B\n";
+    if (fitted(f, "tree_ll128_max_bytes")) {
+      y << "  tree_ll128_max: " << std::llround(f.params.tree_ll128_max_bytes) << "B\n";
+    }
+    if (fitted(f, "nvls_min_bytes")) y << "  nvls_min: " << std::llround(f.params.nvls_min_bytes) << "B\n";
+    if (fitted(f, "tree_max_bytes")) y << "  tree_max: " << std::llround(f.params.tree_max_bytes) << "B\n";
     if (fitted(f, "nvls_adaptive_chunk")) {
       y << "  nvls_adaptive_chunk: " << (f.params.nvls_adaptive_chunk ? "true" : "false") << "\n";
     }

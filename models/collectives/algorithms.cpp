@@ -707,16 +707,17 @@ GroupShape group_shape(const topo::Topology& topology, const std::vector<VertexI
   return shape;
 }
 
-AlgorithmChoice choose_algorithm(Op op, double bytes, const GroupShape& shape) {
+AlgorithmChoice choose_algorithm(Op op, double bytes, const GroupShape& shape, double nvls_min_bytes,
+                                 double tree_max_bytes) {
   switch (op) {
     case Op::kAllReduce:
       if (shape.one_nvlink_domain) {
-        if (shape.nvls && shape.ranks > 1 && bytes >= kNvlsMinBytes) {
+        if (shape.nvls && shape.ranks > 1 && bytes >= nvls_min_bytes) {
           return {Algorithm::kNvls, "one NVLink domain with in-switch reduction, large message: NVLS"};
         }
         return {Algorithm::kRing, "one NVLink domain, small message or no NVLS: ring"};
       }
-      if (bytes < kTreeMaxBytes) {
+      if (bytes < tree_max_bytes) {
         return {Algorithm::kDoubleBinaryTree, "across nodes, small message: double binary tree (log-depth latency)"};
       }
       if (shape.nvls && shape.ranks_per_node > 0) {

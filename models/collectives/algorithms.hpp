@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/collectives/collective_params.hpp"
 #include "models/collectives/transfer_dag.hpp"
 #include "topologies/topology.hpp"
 
@@ -181,12 +182,12 @@ struct AlgorithmChoice {
   std::string_view reason;  // one line for reports
 };
 
-// An approximation of NCCL's tuner (no protocol choice, fixed thresholds; see
-// docs/collectives.md): NVLS for all-reduce inside an NVLS domain from kNvlsMinBytes up,
-// the double binary tree for all-reduce across nodes below kTreeMaxBytes, NVLS-tree above it
-// on NVLS hardware, the ring otherwise; direct all-to-all and send/recv; rings for the rest.
-constexpr double kNvlsMinBytes = 256.0 * 1024;
-constexpr double kTreeMaxBytes = 4.0 * 1024 * 1024;
-AlgorithmChoice choose_algorithm(Op op, double bytes, const GroupShape& shape);
+// An approximation of NCCL's tuner (no protocol choice, size thresholds; see
+// docs/collectives.md): NVLS for all-reduce inside an NVLS domain from nvls_min_bytes up, the
+// double binary tree for all-reduce across nodes below tree_max_bytes, NVLS-tree above it on
+// NVLS hardware, the ring otherwise; direct all-to-all and send/recv; rings for the rest. The
+// defaults are kNvlsMinBytes and kTreeMaxBytes (collective_params.hpp; calibration fits them).
+AlgorithmChoice choose_algorithm(Op op, double bytes, const GroupShape& shape, double nvls_min_bytes = kNvlsMinBytes,
+                                 double tree_max_bytes = kTreeMaxBytes);
 
 }  // namespace fathom::coll

@@ -15,6 +15,12 @@ namespace fathom::coll {
 // highest latency); LL128 sends 128-byte lines of 120 data bytes and an 8-byte flag; LL sends
 // 8-byte words of 4 data bytes and a 4-byte flag (lowest latency, half the bandwidth).
 enum class Protocol { kSimple, kLL128, kLL };
+
+// The default algorithm thresholds of fathom's approximation of NCCL's tuner (choose_algorithm):
+// NCCL's NVLS all-reduce takes over from rings around 256 KiB on 8 H100 (docs/nccl-tests.md), and
+// its tree gives way to NVLS-tree or the ring across nodes in the low MiB.
+constexpr double kNvlsMinBytes = 256.0 * 1024;
+constexpr double kTreeMaxBytes = 4.0 * 1024 * 1024;
 std::string_view to_string(Protocol protocol);  // "Simple", "LL128", "LL"
 
 // What a low-latency protocol costs instead of Simple's alpha_ns and full rate.
@@ -66,14 +72,24 @@ struct CollectiveParams {
   int max_slices = 64;
   AlgorithmEfficiency efficiency;
 
-  // Protocols: which one NCCL runs is a function of the message size (its tuner's choice, which
-  // calibration fits): LL below ll_max_bytes, LL128 below ll128_max_bytes, Simple from there
-  // on; a bound of 0 never chooses that protocol. NVLS and NVLS-tree run Simple only. By default
-  // both bounds are 0: without calibration every size runs Simple. The latencies are assumed
+  // Protocols: which one NCCL runs is a function of the message size and the algorithm (its
+  // tuner's choice, which calibration fits): LL below ll_max_bytes, LL128 below
+  // ll128_max_bytes, Simple from there on, for every algorithm but the double binary tree, which
+  // has its own pair (NCCL's tuner costs a tree's steps differently, so it switches elsewhere);
+  // a bound of 0 never chooses that protocol. NVLS and NVLS-tree run Simple only. By default
+  // every bound is 0: without calibration every size runs Simple. The latencies are assumed
   // (only a calibrated profile turns the protocols on); the fractions are the protocols' data
   // per byte on the wire: LL 4 of 8, LL128 120 of 128.
   double ll_max_bytes = 0;
   double ll128_max_bytes = 0;
+  double tree_ll_max_bytes = 0;
+  double tree_ll128_max_bytes = 0;
+  // The tuner's algorithm thresholds for an all-reduce (choose_algorithm): NVLS inside one
+  // NVLink domain from nvls_min_bytes up (a ring below), the double binary tree across nodes
+  // below tree_max_bytes (NVLS-tree or a ring from there on). Calibration fits them where a log
+  // leaves NCCL's algorithm unforced (docs/calibration.md).
+  double nvls_min_bytes = kNvlsMinBytes;
+  double tree_max_bytes = kTreeMaxBytes;
   // NCCL_PROTO: one protocol for every size (where the algorithm has it); nullopt: by size.
   std::optional<Protocol> protocol;
   ProtocolCost ll{1'000, 0.5};
@@ -87,10 +103,11 @@ struct CollectiveParams {
   // choosing per system (docs/calibration.md). Off: the chunk is nvls_chunk_bytes at every size.
   bool nvls_adaptive_chunk = false;
 
-  // The protocol NCCL picks for a message of `bytes` by the thresholds above.
-  Protocol protocol_for(double bytes) const {
-    if (bytes < ll_max_bytes) return Protocol::kLL;
-    if (bytes < ll128_max_bytes) return Protocol::kLL128;
+  // The protocol NCCL picks for a message of `bytes` by the thresholds above (the tree's when
+  // `tree`).
+  Protocol protocol_for(double bytes, bool tree = false) const {
+    if (bytes < (tree ? tree_ll_max_bytes : ll_max_bytes)) return Protocol::kLL;
+    if (bytes < (tree ? tree_ll128_max_bytes : ll128_max_bytes)) return Protocol::kLL128;
     return Protocol::kSimple;
   }
   // Its step latency and bandwidth fraction (Simple: alpha_ns and 1).

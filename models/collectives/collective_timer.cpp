@@ -105,12 +105,15 @@ CollectiveTiming CollectiveTimer::resolve(Op op, const std::vector<topo::VertexI
     t.algorithm = *algorithm;
     t.reason = kSetByCaller;
   } else {
-    const AlgorithmChoice choice = choose_algorithm(op, bytes, group_shape(plain_, ranks));
+    const AlgorithmChoice choice =
+        choose_algorithm(op, bytes, group_shape(plain_, ranks), params_.nvls_min_bytes, params_.tree_max_bytes);
     t.algorithm = choice.algorithm;
     t.reason = choice.reason;
   }
   const bool nvls = t.algorithm == Algorithm::kNvls || t.algorithm == Algorithm::kNvlsTree;
-  t.protocol = nvls ? Protocol::kSimple : params_.protocol.value_or(params_.protocol_for(bytes));
+  t.protocol =
+      nvls ? Protocol::kSimple
+           : params_.protocol.value_or(params_.protocol_for(bytes, t.algorithm == Algorithm::kDoubleBinaryTree));
   return t;
 }
 

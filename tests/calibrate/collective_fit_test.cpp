@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -208,4 +209,55 @@ TEST_CASE("collective fit: NCCL's protocol thresholds and the low-latency protoc
     CHECK(std::abs(fitted(fit, name.c_str()) - value) <= 3 * sigma(fit, name.c_str()));
   }
   CHECK(fit.result.max_abs_rel_error < 0.01);
+}
+
+TEST_CASE("collective fit: the tree's own protocol thresholds and where NCCL leaves the tree for NVLS-tree") {
+  // Two nodes, the algorithm left to NCCL: the tree below 16 MiB, running LL128 below 4 MiB, and
+  // NVLS-tree from 16 MiB. The fit moves tree_max from its 4 MiB default to 16 MiB and finds the
+  // tree's LL128 bound, while the ring's thresholds (no ring ran) are not searched.
+  coll::CollectiveParams truth;
+  truth.tree_max_bytes = 16 << 20;
+  truth.tree_ll128_max_bytes = 4 << 20;
+  truth.ll128.alpha_ns = 1500;
+  truth.efficiency.tree = 0.7;
+  BusbwSeries s = sweep(2, "auto");
+  REQUIRE_FALSE(s.algorithm);
+  s.points.resize(9);  // 1 MiB .. 256 MiB
+  std::vector<BusbwSeries> series = {s};
+  synthesise(series, truth, 0.005);
+
+  const CollectiveFit fit = fit_collectives(system_with, series, coll::CollectiveParams{});
+  MESSAGE("tree_max " << fit.params.tree_max_bytes << ", tree protocols " << fit.params.tree_ll_max_bytes << " "
+                      << fit.params.tree_ll128_max_bytes << ", max error " << fit.result.max_abs_rel_error);
+  const auto listed = [&](const char* name) {
+    return std::find(fit.fitted.begin(), fit.fitted.end(), name) != fit.fitted.end();
+  };
+  CHECK(listed("tree_max_bytes"));
+  CHECK(listed("tree_ll128_max_bytes"));
+  CHECK_FALSE(listed("ll128_max_bytes"));
+  CHECK_FALSE(listed("nvls_min_bytes"));  // no single-node series: moving it changes nothing
+  CHECK(fit.params.tree_max_bytes == truth.tree_max_bytes);
+  CHECK(fit.params.tree_ll128_max_bytes == truth.tree_ll128_max_bytes);
+  CHECK(fit.params.tree_ll_max_bytes < 2 << 20);  // no LL at a measured size
+  CHECK(fit.result.max_abs_rel_error < 0.01);
+}
+
+TEST_CASE("a busbw CSV's stated algorithm runs where the system can run it") {
+  BusbwSeries s = sweep(1, "auto");
+  s.algo_stated = "NVLS";
+  BusbwSeries no_nvls = s;
+  apply_stated_algorithm(s, true);
+  CHECK(s.algorithm == coll::Algorithm::kNvls);
+  CHECK(s.algo_name == "NVLS");
+  REQUIRE(s.assumed.size() == 1);
+  CHECK(s.assumed[0].find("as the file states") != std::string::npos);
+  apply_stated_algorithm(no_nvls, false);  // an A100-like node: the statement cannot be true
+  CHECK_FALSE(no_nvls.algorithm);
+  REQUIRE(no_nvls.assumed.size() == 1);
+  CHECK(no_nvls.assumed[0].find("cannot run") != std::string::npos);
+  BusbwSeries forced = sweep(1, "Ring");
+  forced.algo_stated = "NVLS";
+  apply_stated_algorithm(forced, true);  // NCCL_ALGO (or --algo) wins over the statement
+  CHECK(forced.algorithm == coll::Algorithm::kRing);
+  CHECK(forced.assumed.empty());
 }

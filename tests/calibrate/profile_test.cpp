@@ -158,3 +158,46 @@ TEST_CASE("calibrate: two software versions of one system are two profiles, not 
   CHECK_THROWS_WITH(calibrate(files, {}, dgx_h100(), single_node()),
                     doctest::Contains("both measure GEMMs in fp8e4m3"));
 }
+
+TEST_CASE("profile: fitted algorithm thresholds and the tree's protocol bounds round-trip") {
+  Calibration c;
+  CollectiveFit fit;
+  fit.params = scenario::collective_defaults(dgx_h100().accelerator);
+  fit.params.ll_max_bytes = 8 << 20;
+  fit.params.ll128_max_bytes = 16 << 20;
+  fit.params.tree_ll_max_bytes = 0;
+  fit.params.tree_ll128_max_bytes = 2 << 20;
+  fit.params.nvls_min_bytes = 1 << 20;
+  fit.params.tree_max_bytes = 32 << 20;
+  fit.fitted = {"ll128_max_bytes",   "ll_max_bytes",   "tree_ll128_max_bytes",
+                "tree_ll_max_bytes", "nvls_min_bytes", "tree_max_bytes"};
+  c.collectives = fit;
+  const SystemFacts system = dgx_h100();
+  ProfileMeta meta;
+  meta.system = "synthetic";
+  meta.created = "2026-11-30T00:00:00Z";
+  meta.tool = "test";
+  meta.sources.push_back({"synthetic.csv", std::string(64, '0'), "nccl-tests", 1, "fit"});
+  const fs::path dir = temp_dir("thresholds");
+  const std::string yaml = profile_yaml(c, system, meta);
+  CHECK(yaml.find("  tree_ll_max: 0B\n") != std::string::npos);
+  CHECK(yaml.find("  tree_max: 33554432B\n") != std::string::npos);
+  write(dir / "p.yaml", yaml);
+  const auto profile = scenario::load_calibration_profile((dir / "p.yaml").string());
+  const coll::CollectiveParams p = scenario::apply_profile_collectives(profile, system.collectives);
+  CHECK(p.ll_max_bytes == 8 << 20);
+  CHECK(p.ll128_max_bytes == 16 << 20);
+  CHECK(p.tree_ll_max_bytes == 0);  // written: the ring's 8 MiB does not carry over
+  CHECK(p.tree_ll128_max_bytes == 2 << 20);
+  CHECK(p.nvls_min_bytes == 1 << 20);
+  CHECK(p.tree_max_bytes == 32 << 20);
+  // A fit that searched only the ring's bounds writes only those: the tree follows them.
+  c.collectives->fitted = {"ll128_max_bytes", "ll_max_bytes"};
+  write(dir / "ring.yaml", profile_yaml(c, system, meta));
+  const coll::CollectiveParams r = scenario::apply_profile_collectives(
+      scenario::load_calibration_profile((dir / "ring.yaml").string()), system.collectives);
+  CHECK(r.tree_ll_max_bytes == 8 << 20);
+  CHECK(r.tree_ll128_max_bytes == 16 << 20);
+  CHECK(r.tree_max_bytes == coll::kTreeMaxBytes);
+  fs::remove_all(dir);
+}

@@ -209,3 +209,29 @@ TEST_CASE("protocols: LL below ll_max, LL128 below ll128_max, Simple above; each
   CHECK(forced.time(Op::kAllReduce, ranks, 1024 * kMiB, Algorithm::kRing).protocol == Protocol::kLL128);
   CHECK(to_string(Protocol::kLL128) == "LL128");
 }
+
+TEST_CASE("the tree has its own protocol thresholds; the algorithm thresholds move NCCL's choice") {
+  CollectiveParams params;
+  params.ll_max_bytes = 4 * kMiB;          // rings: LL below 4 MiB
+  params.tree_ll128_max_bytes = 2 * kMiB;  // trees: LL128 below 2 MiB, never LL
+  CollectiveTimer timer(dgx_spec(2, /*nvls=*/true), params, kSeed);
+  const auto& t = timer.topology();
+  std::vector<VertexId> both = node_gpus(t, 0, 8);
+  for (VertexId v : node_gpus(t, 1, 8)) both.push_back(v);
+  CHECK(timer.time(Op::kAllReduce, both, 1 * kMiB, Algorithm::kDoubleBinaryTree).protocol == Protocol::kLL128);
+  CHECK(timer.time(Op::kAllReduce, both, 3 * kMiB, Algorithm::kDoubleBinaryTree).protocol == Protocol::kSimple);
+  CHECK(timer.time(Op::kAllReduce, both, 1 * kMiB, Algorithm::kRing).protocol == Protocol::kLL);
+  CHECK(timer.time(Op::kAllReduce, both, 3 * kMiB, Algorithm::kRing).protocol == Protocol::kLL);
+  // By default the tree gives way to NVLS-tree at 4 MiB across nodes and NVLS takes over from
+  // rings at 256 KiB in one node; tree_max and nvls_min move those switches.
+  CHECK(timer.time(Op::kAllReduce, both, 8 * kMiB).algorithm == Algorithm::kNvlsTree);
+  const auto one = node_gpus(t, 0, 8);
+  CHECK(timer.time(Op::kAllReduce, one, 1 * kMiB).algorithm == Algorithm::kNvls);
+  params.tree_max_bytes = 16 * kMiB;
+  params.nvls_min_bytes = 2 * kMiB;
+  CollectiveTimer moved(dgx_spec(2, true), params, kSeed);
+  CHECK(moved.time(Op::kAllReduce, both, 8 * kMiB).algorithm == Algorithm::kDoubleBinaryTree);
+  CHECK(moved.time(Op::kAllReduce, both, 16 * kMiB).algorithm == Algorithm::kNvlsTree);
+  CHECK(moved.time(Op::kAllReduce, one, 1 * kMiB).algorithm == Algorithm::kRing);
+  CHECK(moved.time(Op::kAllReduce, one, 2 * kMiB).algorithm == Algorithm::kNvls);
+}

@@ -156,3 +156,24 @@ TEST_CASE("collectives: protocol keys, and NCCL_PROTO as `protocol`") {
   const auto e = fathom::test::load_error(kBase + "collectives: {protocol: LL64}\n");
   CHECK(e.key_path() == "collectives.protocol");
 }
+
+TEST_CASE("collectives: the tree's protocol bounds follow the ring's unless given; the algorithm thresholds") {
+  auto s =
+      load_scenario(write_scratch_file("tree-follows.yaml", kBase + "collectives: {ll_max: 8MiB, ll128_max: 64MiB}\n"));
+  CHECK(s.collectives.tree_ll_max_bytes == 8.0 * (1 << 20));
+  CHECK(s.collectives.tree_ll128_max_bytes == 64.0 * (1 << 20));
+  CHECK(s.collectives.nvls_min_bytes == fathom::coll::kNvlsMinBytes);
+  CHECK(s.collectives.tree_max_bytes == fathom::coll::kTreeMaxBytes);
+  s = load_scenario(write_scratch_file(
+      "tree-own.yaml", kBase + "collectives: {ll_max: 8MiB, ll128_max: 64MiB, tree_ll_max: 0B, tree_ll128_max: 2MiB, "
+                               "nvls_min: 1MiB, tree_max: 16MiB}\n"));
+  CHECK(s.collectives.ll_max_bytes == 8.0 * (1 << 20));
+  CHECK(s.collectives.tree_ll_max_bytes == 0);
+  CHECK(s.collectives.tree_ll128_max_bytes == 2.0 * (1 << 20));
+  CHECK(s.collectives.protocol_for(1e6, /*tree=*/true) == fathom::coll::Protocol::kLL128);
+  CHECK(s.collectives.protocol_for(1e6) == fathom::coll::Protocol::kLL);
+  CHECK(s.collectives.nvls_min_bytes == 1.0 * (1 << 20));
+  CHECK(s.collectives.tree_max_bytes == 16.0 * (1 << 20));
+  CHECK(fathom::test::load_error(kBase + "collectives: {tree_max: lots}\n").key_path() == "collectives.tree_max");
+  CHECK(fathom::test::load_error(kBase + "collectives: {nvls_min: -1MiB}\n").key_path() == "collectives.nvls_min");
+}
