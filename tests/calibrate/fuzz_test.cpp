@@ -15,6 +15,7 @@
 #include "tests/calibrate/calibration_files.hpp"
 #include "tests/calibrate/samples.hpp"
 #include "tests/support/fuzz_rng.hpp"
+#include "tests/support/text_mutations.hpp"
 
 namespace calib = fathom::calib;
 using fathom::calib::Measurement;
@@ -73,59 +74,6 @@ const std::vector<std::string> kTokens = {"\n",
                                           "+",
                                           "e",
                                           "."};
-
-std::string mutate(const std::string& in, Rng& rng) {
-  std::string s = in;
-  const std::size_t edits = 1 + rng.below(4);
-  for (std::size_t e = 0; e < edits; ++e) {
-    switch (rng.below(9)) {
-      case 0:  // replace a byte
-        if (!s.empty()) s[rng.below(s.size())] = static_cast<char>(rng.below(256));
-        break;
-      case 1:  // flip a bit
-        if (!s.empty()) s[rng.below(s.size())] ^= static_cast<char>(1 << rng.below(8));
-        break;
-      case 2:  // cut the end off
-        s.resize(rng.below(s.size() + 1));
-        break;
-      case 3: {  // repeat a piece somewhere else
-        const std::string piece = s.substr(rng.below(s.size() + 1), 1 + rng.below(64));
-        s.insert(rng.below(s.size() + 1), piece);
-        break;
-      }
-      case 4:  // delete a run of bytes
-        if (!s.empty()) s.erase(rng.below(s.size()), 1 + rng.below(16));
-        break;
-      case 5:  // insert a token
-        s.insert(rng.below(s.size() + 1), kTokens[rng.below(kTokens.size())]);
-        break;
-      default: {  // swap, repeat or drop whole lines
-        std::vector<std::string> lines;
-        std::size_t start = 0;
-        while (start <= s.size()) {
-          const std::size_t end = s.find('\n', start);
-          lines.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
-          if (end == std::string::npos) break;
-          start = end + 1;
-        }
-        const std::size_t a = rng.below(lines.size());
-        const std::size_t b = rng.below(lines.size());
-        const std::size_t kind = rng.below(3);
-        if (kind == 0) {
-          std::swap(lines[a], lines[b]);
-        } else if (kind == 1) {
-          lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(b), lines[a]);
-        } else if (lines.size() > 1) {
-          lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(a));
-        }
-        s.clear();
-        for (std::size_t i = 0; i < lines.size(); ++i) s += (i > 0 ? "\n" : "") + lines[i];
-        break;
-      }
-    }
-  }
-  return s;
-}
 
 int line_count(const std::string& text) { return 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
@@ -259,7 +207,7 @@ TEST_CASE("fuzz: mutated calibration inputs parse into valid results or fail wit
   for (const Input& input : inputs()) {
     CAPTURE(input.name);
     for (int i = 0; i < kCasesPerInput; ++i) {
-      const std::string text = mutate(input.text, rng);
+      const std::string text = fathom::test::mutate_text(input.text, rng, kTokens);
       run_case([&] { return calib::parse_measurement(text, input.name); }, input.name, text, parsed, rejected);
       run_case([&] { return input.parse(text, input.name); }, input.name, text, parsed, rejected);
     }
