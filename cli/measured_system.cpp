@@ -47,7 +47,7 @@ MeasuredSystem system_from_node(const std::string& node) {
 
 std::string guess_node(const std::vector<std::string>& texts) {
   static const std::vector<std::pair<std::string, std::string>> kGpus = {
-      {"h100", "dgx-h100"}, {"a100", "dgx-a100"}, {"h200", "hgx-h200"}};
+      {"h100", "dgx-h100"}, {"a100", "dgx-a100"}, {"h200", "hgx-h200"}, {"mi300x", "mi300x-platform"}};
   std::set<std::string> found;
   for (std::string t : texts) {
     std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -82,9 +82,11 @@ void validate_node(const ClusterSpec& spec) {
   if (n.gpus > 0) {
     require_rate("node.nvlink_bytes_per_s", n.nvlink_bytes_per_s);
     require_latency("node.nvlink_latency_ns", n.nvlink_latency_ns);
-    if (n.nvswitches < 1) {
-      fail("node.nvswitches",
-           "a node with GPUs needs at least 1 NVSwitch chip per NVLink domain, got " + num(Count{n.nvswitches}));
+    // 0: the GPUs are a switchless full mesh (AMD Infinity Fabric), still modelled as one plane;
+    // the count feeds the switch census and cost only.
+    if (n.nvswitches < 0) {
+      fail("node.nvswitches", "a count of NVSwitch chips per NVLink domain (0 for a switchless full mesh), got " +
+                                  num(Count{n.nvswitches}));
     }
   }
   if (n.gpus > 0 && n.nics > 0) {

@@ -315,7 +315,8 @@ TEST_CASE("every node of the hardware catalog names an accelerator of this catal
   const std::map<std::string, std::string> expected{{"dgx-a100", "a100-80gb-sxm"},
                                                     {"dgx-h100", "h100-sxm"},
                                                     {"hgx-h200", "h200-sxm"},
-                                                    {"generic-8gpu-roce", "h100-sxm"}};
+                                                    {"generic-8gpu-roce", "h100-sxm"},
+                                                    {"mi300x-platform", "mi300x"}};
   for (const auto& node : fathom::scenario::catalog_nodes()) {
     CAPTURE(node.name);
     CHECK(find_catalog_accelerator(node.accelerator) != nullptr);

@@ -48,7 +48,8 @@ void check_same(const NodeSpec& a, const NodeSpec& b) {
 
 TEST_CASE("the catalog parses strictly and is the file in the source tree") {
   // catalog_nodes() rejects any key but the node keys and `source`, so parsing is the check.
-  REQUIRE(catalog_node_names() == std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-h200", "generic-8gpu-roce"});
+  REQUIRE(catalog_node_names() ==
+          std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-h200", "generic-8gpu-roce", "mi300x-platform"});
   for (const auto& n : catalog_nodes()) {
     CAPTURE(n.name);
     CHECK_FALSE(n.source.empty());
@@ -102,6 +103,17 @@ TEST_CASE("each catalog entry loads with its SI values") {
     CAPTURE(name);
     check_same(load_node(name), find_catalog_node(name)->node);
   }
+}
+
+TEST_CASE("mi300x-platform: a switchless Infinity Fabric mesh modelled as one plane, no in-switch reduction") {
+  const NodeSpec n = load_node("mi300x-platform");
+  CHECK(n.gpus == 8);
+  CHECK(n.nvswitches == 0);
+  CHECK_FALSE(n.nvls);
+  CHECK(n.nvlink_bytes_per_s == doctest::Approx(448e9));  // 7 links x 64 GB/s per direction
+  CHECK(n.nics == 8);
+  CHECK(n.nic_bytes_per_s == doctest::Approx(50e9));
+  CHECK(find_catalog_node("mi300x-platform")->accelerator == "mi300x");
 }
 
 TEST_CASE("base: takes a catalog entry and overrides the fields given") {

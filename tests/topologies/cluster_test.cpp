@@ -360,7 +360,7 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
   s = dgx_cluster(4), s.node.nvlink_domain_nodes = 3,
   expect(s, "node.nvlink_domain_nodes", "does not divide nodes = 4");
   s = example_fabric(), s.node.nvlink_domain_nodes = 2, expect(s, "node.nvlink_domain_nodes", "node.gpus is 0");
-  s = dgx_cluster(4), s.node.nvswitches = 0, expect(s, "node.nvswitches");
+  s = dgx_cluster(4), s.node.nvswitches = -1, expect(s, "node.nvswitches");
   s = dgx_cluster(4), s.node.nvlink_bytes_per_s = 0, expect(s, "node.nvlink_bytes_per_s");
   s = dgx_cluster(4), s.node.nvlink_latency_ns = -1, expect(s, "node.nvlink_latency_ns");
   s = dgx_cluster(4), s.node.pcie_bytes_per_s = -64e9, expect(s, "node.pcie_bytes_per_s");
