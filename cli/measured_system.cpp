@@ -32,7 +32,7 @@ MeasuredSystem system_from_node(const std::string& node) {
   m.node = entry->name;
   m.accelerator = *scenario::find_catalog_accelerator(entry->accelerator);
   m.collectives = scenario::collective_defaults(m.accelerator);
-  m.cluster.nodes = 1;
+  m.cluster.nodes = std::max(1, entry->node.nvlink_domain_nodes);  // whole NVLink domains
   m.cluster.node = entry->node;
   m.cluster.fabric.kind = topo::FabricKind::kFatTree;
   m.cluster.fabric.tiers = 2;
@@ -46,8 +46,11 @@ MeasuredSystem system_from_node(const std::string& node) {
 }
 
 std::string guess_node(const std::vector<std::string>& texts) {
-  static const std::vector<std::pair<std::string, std::string>> kGpus = {
-      {"h100", "dgx-h100"}, {"a100", "dgx-a100"}, {"h200", "hgx-h200"}, {"mi300x", "mi300x-platform"}};
+  static const std::vector<std::pair<std::string, std::string>> kGpus = {{"h100", "dgx-h100"},
+                                                                         {"a100", "dgx-a100"},
+                                                                         {"h200", "hgx-h200"},
+                                                                         {"mi300x", "mi300x-platform"},
+                                                                         {"gb200", "gb200-nvl72"}};
   std::set<std::string> found;
   for (std::string t : texts) {
     std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });

@@ -581,6 +581,8 @@ Topology build_cluster(const ClusterSpec& spec) {
 
 ClusterSpec resized_cluster(ClusterSpec spec, int nodes) {
   if (nodes < 1) throw std::invalid_argument("nodes: expected at least 1, found " + std::to_string(nodes));
+  const int domain = std::max(1, spec.node.nvlink_domain_nodes);
+  nodes = (nodes + domain - 1) / domain * domain;
   spec.nodes = nodes;
   FabricSpec& f = spec.fabric;
   if (f.radix <= 0) f.radix = kDefaultResizeRadix;

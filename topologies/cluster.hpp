@@ -83,7 +83,9 @@ FabricLayout layout_fabric(const ClusterSpec& spec);
 // and routing, with every switch count re-derived from a radix (the spec's, else
 // kDefaultResizeRadix, NVIDIA Quantum-2's 64 ports) and a third tier when two cannot hold the
 // NICs. For predicting how a system measured on a few nodes behaves on many (calibration).
-// Throws std::invalid_argument for nodes < 1.
+// The count is rounded up to whole NVLink domains (an NVL72 tray of 4 GPUs comes with its 17
+// siblings): a measurement on fewer nodes uses the first ones. Throws std::invalid_argument for
+// nodes < 1.
 inline constexpr int kDefaultResizeRadix = 64;
 ClusterSpec resized_cluster(ClusterSpec spec, int nodes);
 

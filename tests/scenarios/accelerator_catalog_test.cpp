@@ -125,7 +125,7 @@ TEST_CASE("to_string names every precision") {
 TEST_CASE("the catalogs parse strictly and are the files in the source tree") {
   // Parsing requires every key of every entry and rejects any other, so parsing is the check.
   REQUIRE(catalog_accelerator_names() ==
-          std::vector<std::string>{"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-sxm", "mi300x"});
+          std::vector<std::string>{"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-sxm", "gb200", "mi300x"});
   for (const auto& a : catalog_accelerators()) {
     CAPTURE(a.name);
     CHECK_FALSE(a.source.empty());
@@ -312,11 +312,9 @@ TEST_CASE("the H100 kernel overhead reproduces the small FP8 GEMM of its sweep")
 }
 
 TEST_CASE("every node of the hardware catalog names an accelerator of this catalog") {
-  const std::map<std::string, std::string> expected{{"dgx-a100", "a100-80gb-sxm"},
-                                                    {"dgx-h100", "h100-sxm"},
-                                                    {"hgx-h200", "h200-sxm"},
-                                                    {"generic-8gpu-roce", "h100-sxm"},
-                                                    {"mi300x-platform", "mi300x"}};
+  const std::map<std::string, std::string> expected{{"dgx-a100", "a100-80gb-sxm"}, {"dgx-h100", "h100-sxm"},
+                                                    {"hgx-h200", "h200-sxm"},      {"generic-8gpu-roce", "h100-sxm"},
+                                                    {"mi300x-platform", "mi300x"}, {"gb200-nvl72", "gb200"}};
   for (const auto& node : fathom::scenario::catalog_nodes()) {
     CAPTURE(node.name);
     CHECK(find_catalog_accelerator(node.accelerator) != nullptr);
@@ -456,7 +454,8 @@ TEST_CASE("an unknown accelerator or switch name is rejected with the names and 
   } catch (const ScenarioError& e) {
     CHECK(e.key_path() == "accelerator");
     CHECK(e.line() == 1);
-    CHECK(std::string(e.what()).find("a100-80gb-sxm, h100-sxm, h200-sxm, b200-sxm, mi300x") != std::string::npos);
+    CHECK(std::string(e.what()).find("a100-80gb-sxm, h100-sxm, h200-sxm, b200-sxm, gb200, mi300x") !=
+          std::string::npos);
     CHECK(e.hint() == "did you mean \"h100-sxm\"?");
   }
   try {

@@ -31,6 +31,17 @@ NodeSpec load_node(const std::string& node) {
   return load_scenario(fathom::test::write_scratch_file("catalog.yaml", scenario_with_node(node))).cluster.node;
 }
 
+// A catalog node in a cluster of one whole NVLink domain (18 nodes for gb200-nvl72), on a
+// radix-64 fat-tree.
+NodeSpec load_domain(const std::string& name) {
+  const int nodes = find_catalog_node(name)->node.nvlink_domain_nodes;
+  if (nodes == 1) return load_node(name);
+  const std::string text = "cluster:\n  nodes: " + std::to_string(nodes) + "\n  node: " + name +
+                           "\n  fabric: {kind: fat-tree, radix: 64, links: [{bandwidth: 400Gbps, latency: 1us}, "
+                           "{bandwidth: 400Gbps, latency: 1us}]}\nworkload:\n  kind: nccl-tests\n";
+  return load_scenario(fathom::test::write_scratch_file("catalog-domain.yaml", text)).cluster.node;
+}
+
 void check_same(const NodeSpec& a, const NodeSpec& b) {
   CHECK(a.gpus == b.gpus);
   CHECK(a.nics == b.nics);
@@ -48,8 +59,8 @@ void check_same(const NodeSpec& a, const NodeSpec& b) {
 
 TEST_CASE("the catalog parses strictly and is the file in the source tree") {
   // catalog_nodes() rejects any key but the node keys and `source`, so parsing is the check.
-  REQUIRE(catalog_node_names() ==
-          std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-h200", "generic-8gpu-roce", "mi300x-platform"});
+  REQUIRE(catalog_node_names() == std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-h200", "generic-8gpu-roce",
+                                                           "mi300x-platform", "gb200-nvl72"});
   for (const auto& n : catalog_nodes()) {
     CAPTURE(n.name);
     CHECK_FALSE(n.source.empty());
@@ -101,7 +112,7 @@ TEST_CASE("each catalog entry loads with its SI values") {
 
   for (const auto& name : catalog_node_names()) {
     CAPTURE(name);
-    check_same(load_node(name), find_catalog_node(name)->node);
+    check_same(load_domain(name), find_catalog_node(name)->node);
   }
 }
 
@@ -114,6 +125,19 @@ TEST_CASE("mi300x-platform: a switchless Infinity Fabric mesh modelled as one pl
   CHECK(n.nics == 8);
   CHECK(n.nic_bytes_per_s == doctest::Approx(50e9));
   CHECK(find_catalog_node("mi300x-platform")->accelerator == "mi300x");
+}
+
+TEST_CASE("gb200-nvl72: a tray of 4 GPUs in a 72-GPU NVLink domain with in-switch reduction") {
+  const NodeSpec n = load_domain("gb200-nvl72");
+  CHECK(n.gpus == 4);
+  CHECK(n.nvlink_domain_nodes == 18);
+  CHECK(n.nvls);
+  CHECK(n.nvswitches == 18);
+  CHECK(n.nvlink_bytes_per_s == doctest::Approx(900e9));  // NVLink5, 18 x 50 GB/s per direction
+  CHECK(n.nics == 4);
+  CHECK(find_catalog_node("gb200-nvl72")->accelerator == "gb200");
+  // One tray alone is not a whole domain: the cluster must hold all 18.
+  CHECK(fathom::test::load_error(scenario_with_node("gb200-nvl72")).key_path() == "cluster.node.nvlink_domain_nodes");
 }
 
 TEST_CASE("base: takes a catalog entry and overrides the fields given") {

@@ -452,4 +452,16 @@ TEST_CASE("resized_cluster: the same system at any node count, counts re-derived
   CHECK(big.fabric.tier.size() == 3);
   CHECK(layout_fabric(big).nic_ports == 2400);
   CHECK_THROWS_WITH(resized_cluster(base, 0), doctest::Contains("nodes"));
+
+  // NVL72-like trays (4 GPUs, 18 trays per NVLink domain): whole domains only, so 1 or 18 trays
+  // give one domain and 19 give two; the cluster builds.
+  ClusterSpec tray = base;
+  tray.node.gpus = 4;
+  tray.node.nics = 4;
+  tray.node.nvlink_domain_nodes = 18;
+  tray.node.nvswitches = 18;
+  CHECK(resized_cluster(tray, 1).nodes == 18);
+  CHECK(resized_cluster(tray, 18).nodes == 18);
+  CHECK(resized_cluster(tray, 19).nodes == 36);
+  CHECK(build_cluster(resized_cluster(tray, 2)).summary.switches_per_tier[0] == 18);
 }
