@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "models/collectives/collective_timer.hpp"
@@ -210,6 +211,26 @@ Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vect
     }
   }
   add_nccl(c, nccl_fit, nccl_held, system, options);
+  // Training runs BF16 and FP8 GEMMs: a precision the accelerator has but no sweep measured
+  // keeps the catalog's efficiency, and the profile says so.
+  if (!c.gemm.empty()) {
+    for (const hw::Precision p : {hw::Precision::kBf16, hw::Precision::kFp8}) {
+      if (!(system.accelerator.peak(p) > 0)) continue;
+      bool measured_here = false;
+      for (const auto& g : c.gemm) measured_here |= precision_of(g.dtype) == p;
+      if (!measured_here) {
+        std::ostringstream what;
+        what << hw::to_string(p) << " GEMMs: no measurement; the catalog's " << system.accelerator.name;
+        if (p == hw::Precision::kBf16) {
+          what << " gemm_max (" << system.accelerator.efficiency.gemm_max
+               << ") stays, the profile's curve scaled to it";
+        } else {
+          what << " efficiency stays for them";
+        }
+        c.notes.push_back(what.str());
+      }
+    }
+  }
 
   std::vector<double> predicted, measured;
   for (const auto& p : c.points) {
