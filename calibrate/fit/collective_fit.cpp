@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -52,12 +53,34 @@ coll::CollectiveParams from_vector(coll::CollectiveParams p, const std::vector<d
   return p;
 }
 
-// Calls `each(series, timer, ranks, point)` for every point of at least min_bytes, building one
-// timer per series on the system of its node count.
+// One collective timer per series, kept across the thousands of parameter sets a fit evaluates:
+// the cluster is built, and every group's closed form validated, once per fit instead of once
+// per evaluation (CollectiveTimer::set_params).
+class Timers {
+ public:
+  coll::CollectiveTimer& get(std::size_t i, const topo::ClusterSpec& cluster, const coll::CollectiveParams& params,
+                             std::uint64_t seed) {
+    if (timers_.size() <= i) timers_.resize(i + 1);
+    if (!timers_[i]) {
+      timers_[i] = std::make_unique<coll::CollectiveTimer>(cluster, params, seed);
+    } else {
+      timers_[i]->set_params(params);
+    }
+    return *timers_[i];
+  }
+
+ private:
+  std::vector<std::unique_ptr<coll::CollectiveTimer>> timers_;
+};
+
+// Calls `each(series, timer, ranks, point)` for every point of at least min_bytes, on a timer
+// per series on the system of its node count (from `timers` where given, else built here).
 template <typename Each>
 void for_each_point(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                    const coll::CollectiveParams& params, const CollectiveFitOptions& options, Each&& each) {
-  for (const BusbwSeries& s : series) {
+                    const coll::CollectiveParams& params, const CollectiveFitOptions& options, Each&& each,
+                    Timers* timers = nullptr) {
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const BusbwSeries& s = series[i];
     const topo::ClusterSpec cluster = cluster_for(s.nodes);
     if (cluster.nodes < s.nodes || cluster.node.gpus < s.gpus_per_node) {
       throw std::invalid_argument(s.file + ": measured on " + std::to_string(s.nodes) + " node(s) x " +
@@ -66,7 +89,9 @@ void for_each_point(const ClusterForNodes& cluster_for, const std::vector<BusbwS
     }
     coll::CollectiveParams forced = params;
     if (s.protocol) forced.protocol = s.protocol;
-    coll::CollectiveTimer timer(cluster, forced, options.seed);
+    std::optional<coll::CollectiveTimer> own;
+    coll::CollectiveTimer& timer =
+        timers ? timers->get(i, cluster, forced, options.seed) : own.emplace(cluster, forced, options.seed);
     const auto ranks = coll::nccl_group_ranks(timer.topology(), s.nodes, s.gpus_per_node);
     for (const BusbwPoint& p : s.points) {
       if (p.bytes >= options.min_bytes) each(s, timer, ranks, p);
@@ -77,24 +102,27 @@ void for_each_point(const ClusterForNodes& cluster_for, const std::vector<BusbwS
 // The efficiencies the points' algorithms run at (nvlink_efficiency), plus the NIC's where a
 // series spans nodes.
 std::set<int> efficiencies_used(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                                const coll::CollectiveParams& params, const CollectiveFitOptions& options) {
+                                const coll::CollectiveParams& params, const CollectiveFitOptions& options,
+                                Timers& timers) {
   std::set<int> used;
-  for_each_point(cluster_for, series, params, options,
-                 [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
-                   const auto t = coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing;
-                   switch (t.algorithm) {
-                     case coll::Algorithm::kNvls:
-                     case coll::Algorithm::kNvlsTree:
-                       used.insert(kNvls);
-                       break;
-                     case coll::Algorithm::kDoubleBinaryTree:
-                       used.insert(kTree);
-                       break;
-                     default:
-                       used.insert(kRing);
-                   }
-                   if (s.nodes > 1) used.insert(kNic);
-                 });
+  for_each_point(
+      cluster_for, series, params, options,
+      [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
+        const auto t = coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing;
+        switch (t.algorithm) {
+          case coll::Algorithm::kNvls:
+          case coll::Algorithm::kNvlsTree:
+            used.insert(kNvls);
+            break;
+          case coll::Algorithm::kDoubleBinaryTree:
+            used.insert(kTree);
+            break;
+          default:
+            used.insert(kRing);
+        }
+        if (s.nodes > 1) used.insert(kNic);
+      },
+      &timers);
   return used;
 }
 
@@ -131,20 +159,29 @@ std::vector<bool> identifiable(const std::function<std::vector<double>(const std
   return keep;
 }
 
+// predict_busbw on `timers`.
+std::vector<double> predictions(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
+                                const coll::CollectiveParams& params, const CollectiveFitOptions& options,
+                                bool simulate, Timers& timers) {
+  std::vector<double> out;
+  for_each_point(
+      cluster_for, series, params, options,
+      [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
+        const coll::NcclSize size = simulate ? coll::simulate_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm)
+                                             : coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm);
+        out.push_back(size.busbw_gbps);
+      },
+      &timers);
+  return out;
+}
+
 }  // namespace
 
 std::vector<double> predict_busbw(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                                   const coll::CollectiveParams& params, const CollectiveFitOptions& options,
                                   bool simulate) {
-  std::vector<double> out;
-  for_each_point(cluster_for, series, params, options,
-                 [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
-                   const coll::NcclSize size =
-                       simulate ? coll::simulate_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm)
-                                : coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm);
-                   out.push_back(size.busbw_gbps);
-                 });
-  return out;
+  Timers timers;
+  return predictions(cluster_for, series, params, options, simulate, timers);
 }
 
 std::vector<double> measured_busbw(const std::vector<BusbwSeries>& series, const CollectiveFitOptions& options) {
@@ -162,13 +199,13 @@ namespace {
 // The fit with the discrete choices of `start` held fixed.
 CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                              const coll::CollectiveParams& start, const CollectiveFitOptions& options,
-                             const std::vector<double>& measured, const FitOptions& fit_options = {}) {
+                             const std::vector<double>& measured, Timers& timers, const FitOptions& fit_options = {}) {
   const auto predict = [&](const std::vector<double>& x) {
-    return predict_busbw(cluster_for, series, from_vector(start, x), options, false);
+    return predictions(cluster_for, series, from_vector(start, x), options, false, timers);
   };
   const std::vector<double> x0 = to_vector(start);
   std::vector<int> candidates = {kAlpha, kStep, kNvlsStep, kLLAlpha, kLL128Alpha, kLaunch};
-  for (int e : efficiencies_used(cluster_for, series, start, options)) candidates.push_back(e);
+  for (int e : efficiencies_used(cluster_for, series, start, options, timers)) candidates.push_back(e);
   const std::vector<bool> keep = identifiable(predict, measured, x0, candidates);
 
   std::vector<FitParameter> parameters;
@@ -202,7 +239,8 @@ namespace {
 // of the other algorithms that have protocols (not NVLS or NVLS-tree), in a series that does not
 // force NCCL_PROTO.
 bool protocols_by_size(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                       const coll::CollectiveParams& params, const CollectiveFitOptions& options, bool tree) {
+                       const coll::CollectiveParams& params, const CollectiveFitOptions& options, bool tree,
+                       Timers& timers) {
   bool any = false;
   for_each_point(
       cluster_for, series, params, options,
@@ -210,19 +248,22 @@ bool protocols_by_size(const ClusterForNodes& cluster_for, const std::vector<Bus
         const auto a = coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing.algorithm;
         const bool is_tree = a == coll::Algorithm::kDoubleBinaryTree;
         any |= !s.protocol && a != coll::Algorithm::kNvls && a != coll::Algorithm::kNvlsTree && is_tree == tree;
-      });
+      },
+      &timers);
   return any;
 }
 
 // The algorithm of every point, in order.
 std::vector<coll::Algorithm> algorithms_of(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                                           const coll::CollectiveParams& params, const CollectiveFitOptions& options) {
+                                           const coll::CollectiveParams& params, const CollectiveFitOptions& options,
+                                           Timers& timers) {
   std::vector<coll::Algorithm> out;
   for_each_point(
       cluster_for, series, params, options,
       [&](const BusbwSeries& s, coll::CollectiveTimer& timer, const auto& ranks, const BusbwPoint& p) {
         out.push_back(coll::closed_form_nccl_size(timer, s.op, ranks, p.bytes, s.algorithm).timing.algorithm);
-      });
+      },
+      &timers);
   return out;
 }
 
@@ -248,7 +289,8 @@ std::vector<double> threshold_candidates(const std::vector<BusbwSeries>& series,
 // lowers the sum of squared relative errors.
 CollectiveFit search_threshold(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                                CollectiveFit best, Bound bound, double from, double upto,
-                               const CollectiveFitOptions& options, const std::vector<double>& measured) {
+                               const CollectiveFitOptions& options, const std::vector<double>& measured,
+                               Timers& timers) {
   FitOptions screening;
   screening.max_iterations = 20;
   const coll::CollectiveParams base = best.params;
@@ -258,7 +300,7 @@ CollectiveFit search_threshold(const ClusterForNodes& cluster_for, const std::ve
     if (t < from || t > upto || t == base.*bound) continue;
     coll::CollectiveParams start = base;
     start.*bound = t;
-    const CollectiveFit fit = fit_continuous(cluster_for, series, start, options, measured, screening);
+    const CollectiveFit fit = fit_continuous(cluster_for, series, start, options, measured, timers, screening);
     const double ssr = sum_squared_relative(fit.result);
     if (ssr < winner_ssr) {
       winner_ssr = ssr;
@@ -266,7 +308,7 @@ CollectiveFit search_threshold(const ClusterForNodes& cluster_for, const std::ve
     }
   }
   if (!winner) return best;
-  CollectiveFit refit = fit_continuous(cluster_for, series, *winner, options, measured);
+  CollectiveFit refit = fit_continuous(cluster_for, series, *winner, options, measured, timers);
   return sum_squared_relative(refit.result) < sum_squared_relative(best.result) ? refit : best;
 }
 
@@ -276,10 +318,11 @@ CollectiveFit search_threshold(const ClusterForNodes& cluster_for, const std::ve
 // again with the other held until neither moves.
 CollectiveFit fit_protocol_thresholds(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                                       const CollectiveFit& start, Bound ll, Bound ll128,
-                                      const CollectiveFitOptions& options, const std::vector<double>& measured) {
+                                      const CollectiveFitOptions& options, const std::vector<double>& measured,
+                                      Timers& timers) {
   const double top = threshold_candidates(series, options).back();
   const auto search = [&](CollectiveFit best, Bound bound, double from, double upto) {
-    return search_threshold(cluster_for, series, std::move(best), bound, from, upto, options, measured);
+    return search_threshold(cluster_for, series, std::move(best), bound, from, upto, options, measured, timers);
   };
   CollectiveFit ll128_first = search(start, ll128, 0, top);
   ll128_first = search(std::move(ll128_first), ll, 0, ll128_first.params.*ll128);
@@ -300,13 +343,13 @@ CollectiveFit fit_protocol_thresholds(const ClusterForNodes& cluster_for, const 
 // the data say where NCCL switches (an unforced log on both sides of the switch, or on one side
 // near it).
 bool algorithm_threshold_matters(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                                 const coll::CollectiveParams& params, Bound bound,
-                                 const CollectiveFitOptions& options) {
-  const auto now = algorithms_of(cluster_for, series, params, options);
+                                 const coll::CollectiveParams& params, Bound bound, const CollectiveFitOptions& options,
+                                 Timers& timers) {
+  const auto now = algorithms_of(cluster_for, series, params, options, timers);
   for (double t : threshold_candidates(series, options)) {
     coll::CollectiveParams moved = params;
     moved.*bound = t;
-    if (algorithms_of(cluster_for, series, moved, options) != now) return true;
+    if (algorithms_of(cluster_for, series, moved, options, timers) != now) return true;
   }
   return false;
 }
@@ -320,14 +363,15 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
     throw std::invalid_argument("collective fit: no nccl-tests point of " + std::to_string(options.min_bytes) +
                                 " bytes or more");
   }
-  CollectiveFit best = fit_continuous(cluster_for, series, start, options, measured);
+  Timers timers;
+  CollectiveFit best = fit_continuous(cluster_for, series, start, options, measured, timers);
   std::vector<std::string> discrete;
   // Whether NCCL shrank its NVLS chunk for mid-size messages depends on its version: where NVLS
   // ran, the data decide (the lower sum of squared relative errors), and the profile says which.
-  if (efficiencies_used(cluster_for, series, start, options).count(kNvls) > 0) {
+  if (efficiencies_used(cluster_for, series, start, options, timers).count(kNvls) > 0) {
     coll::CollectiveParams other = start;
     other.nvls_adaptive_chunk = !start.nvls_adaptive_chunk;
-    CollectiveFit alternative = fit_continuous(cluster_for, series, other, options, measured);
+    CollectiveFit alternative = fit_continuous(cluster_for, series, other, options, measured, timers);
     if (sum_squared_relative(alternative.result) < sum_squared_relative(best.result)) best = std::move(alternative);
     discrete.push_back("nvls_adaptive_chunk");
   }
@@ -339,27 +383,27 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
   };
   std::vector<std::pair<const char*, Bound>> searched;
   for (const auto& [name, bound] : algorithm_bounds) {
-    if (!algorithm_threshold_matters(cluster_for, series, best.params, bound, options)) continue;
+    if (!algorithm_threshold_matters(cluster_for, series, best.params, bound, options, timers)) continue;
     best = search_threshold(cluster_for, series, std::move(best), bound, 0, std::numeric_limits<double>::infinity(),
-                            options, measured);
+                            options, measured, timers);
     searched.emplace_back(name, bound);
     discrete.push_back(name);
   }
-  if (protocols_by_size(cluster_for, series, best.params, options, false)) {
+  if (protocols_by_size(cluster_for, series, best.params, options, false, timers)) {
     best = fit_protocol_thresholds(cluster_for, series, best, &coll::CollectiveParams::ll_max_bytes,
-                                   &coll::CollectiveParams::ll128_max_bytes, options, measured);
+                                   &coll::CollectiveParams::ll128_max_bytes, options, measured, timers);
     discrete.push_back("ll128_max_bytes");
     discrete.push_back("ll_max_bytes");
   }
-  if (protocols_by_size(cluster_for, series, best.params, options, true)) {
+  if (protocols_by_size(cluster_for, series, best.params, options, true, timers)) {
     best = fit_protocol_thresholds(cluster_for, series, best, &coll::CollectiveParams::tree_ll_max_bytes,
-                                   &coll::CollectiveParams::tree_ll128_max_bytes, options, measured);
+                                   &coll::CollectiveParams::tree_ll128_max_bytes, options, measured, timers);
     discrete.push_back("tree_ll128_max_bytes");
     discrete.push_back("tree_ll_max_bytes");
   }
   for (const auto& [name, bound] : searched) {
     best = search_threshold(cluster_for, series, std::move(best), bound, 0, std::numeric_limits<double>::infinity(),
-                            options, measured);
+                            options, measured, timers);
   }
   best.fitted.insert(best.fitted.end(), discrete.begin(), discrete.end());
   return best;

@@ -59,6 +59,13 @@ topo::ClusterSpec scaled_cluster(topo::ClusterSpec cluster, double nvlink_fracti
 CollectiveTimer::CollectiveTimer(topo::ClusterSpec cluster, CollectiveParams params, std::uint64_t seed)
     : cluster_(std::move(cluster)), params_(params), seed_(seed), plain_(topo::build_cluster(cluster_)) {}
 
+void CollectiveTimer::set_params(const CollectiveParams& params) {
+  params_ = params;
+  scaled_.clear();
+  memo_.clear();
+  concurrent_memo_.clear();
+}
+
 CollectiveTimer::Scaled& CollectiveTimer::scaled(Algorithm algorithm, Protocol protocol) {
   const double wire = params_.cost(protocol).bandwidth_fraction;  // a protocol's flags ride every link
   const double nvlink = nvlink_efficiency(algorithm, params_.efficiency) * wire;

@@ -53,6 +53,10 @@ class CollectiveTimer {
   // The unscaled cluster: its VertexIds name the ranks.
   const topo::Topology& topology() const { return plain_; }
   const CollectiveParams& params() const { return params_; }
+  // New parameters on the same cluster: every memo and scaled topology goes (they depend on
+  // them); the plain topology and the groups closed_form() has validated stay (they depend on
+  // the cluster alone). For a fit that evaluates many parameter sets on one system.
+  void set_params(const CollectiveParams& params);
   // The cluster as `algorithm` runs on it with `protocol` (capacities scaled by the algorithm's
   // efficiencies and the protocol's bandwidth fraction).
   const topo::Topology& topology_for(Algorithm algorithm, Protocol protocol = Protocol::kSimple);

@@ -2,7 +2,7 @@
 # `fathom calibrate` and `fathom validate --profile` as a user runs them on the published
 # measurements (data/calibration-data): the report's summary lines, the profile's provenance
 # (every file's sha256 as sha256sum prints it), held-out points and files, a profile applied by a
-# scenario's `calibration:` key, the multi-node prediction table, and clear errors (exit 2, no
+# scenario's `calibration:` key, and clear errors (exit 2, no
 # half-written profile) for what is missing or wrong.
 set -uo pipefail
 build="$1"
@@ -65,16 +65,6 @@ check "and reports the held-out error" grep -qE '^held_out: points=[1-9][0-9]* '
 out=$("$fathom" calibrate "$data/azure-nd-h100-v5" -o "$tmp/held-files.yaml" --holdout-files 'hbm*'); rc=$?
 check "--holdout-files exits 0" test "$rc" -eq 0
 check "the held-out file is predicted, not fitted" grep -q 'used: "held out"' "$tmp/held-files.yaml"
-
-# Two nodes with a forced ring plus one node: predictions for larger clusters.
-out=$("$fathom" calibrate "$data/azure-nd-h100-v5/nccl_all_reduce.csv" \
-  "$data"/hgx-h100-ib-2node/G_*.log "$data"/hgx-h100-ib-2node/G_*.csv --node dgx-h100 -o "$tmp/2node.yaml"); rc=$?
-check "calibrate on the 2-node ring log and the 1-node sweep exits 0" test "$rc" -eq 0
-check "the log and its CSV count once" grep -q 'used: "repeat of another' "$tmp/2node.yaml"
-check "the prediction table covers 2, 4, 8, 16 and 64 nodes" \
-  grep -qE '^#  +size\(B\) +2 +4 +8 +16 +64 +nodes$' <<<"$out"
-check "with a row per size from 1 MiB to 8 GiB" test "$(grep -cE '^ +[0-9]+( +[0-9.]+){5}$' <<<"$out")" -eq 14
-check "launch and alpha are told apart by two node counts" grep -qE '^ +launch: [0-9]+ns$' "$tmp/2node.yaml"
 
 # Errors: exit 2, a message that says what to do, and no profile written.
 mkdir "$tmp/mystery"
