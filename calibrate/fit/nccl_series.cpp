@@ -38,8 +38,9 @@ BusbwSeries busbw_series(const NcclTestsLog& log, const SeriesOptions& options) 
     s.protocol = coll::parse_nccl_proto(it->second, log.file + ": NCCL_PROTO", &list);
     if (list) s.assumed.push_back("protocol chosen per size: NCCL_PROTO=" + it->second + " names no single one");
   }
+  // The algorithm every row states (require_rows: there is a first row), else none.
+  s.algo_stated = log.rows.front().algo_stated;
   for (const auto& row : log.rows) {
-    if (&row == &log.rows.front()) s.algo_stated = row.algo_stated;
     if (row.algo_stated != s.algo_stated) s.algo_stated.clear();
   }
   for (const auto& row : log.rows) {
