@@ -3,6 +3,7 @@
 #include <oneapi/tbb/global_control.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -94,6 +95,8 @@ void write_memory(sim::JsonWriter& j, const train::MemoryReport& m) {
   j.value(m.peak_bytes);
   j.key("capacity_bytes");
   j.value(m.capacity_bytes);
+  j.key("headroom_bytes");  // capacity less the peak: negative when it does not fit
+  j.value(m.capacity_bytes - m.peak_bytes);
   j.key("fits");
   j.value(m.fits);
   j.key("peak_stage");
@@ -108,6 +111,7 @@ void write_memory(sim::JsonWriter& j, const train::MemoryReport& m) {
                         {"optimizer_bytes", s.optimizer},
                         {"activations_bytes", s.activations},
                         {"communication_bytes", s.communication},
+                        {"runtime_reserve_bytes", s.runtime},
                         {"total_bytes", s.total()}}) {
       j.key(k);
       j.value(v);
@@ -342,10 +346,12 @@ int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
                           {"gradients", peak.gradients},
                           {"optimizer state", peak.optimizer},
                           {"activations", peak.activations},
-                          {"buffers and runtime", peak.communication}}) {
+                          {"communication buffers", peak.communication},
+                          {"runtime reserve", peak.runtime}}) {
     std::printf("  %-22s %12s\n", label, gib(v).c_str());
   }
-  std::printf("  %-22s %12s of %s usable\n", "total", gib(m.peak_bytes).c_str(), gib(m.capacity_bytes).c_str());
+  std::printf("  %-22s %12s of %s usable (%s %s)\n", "total", gib(m.peak_bytes).c_str(), gib(m.capacity_bytes).c_str(),
+              gib(std::abs(m.capacity_bytes - m.peak_bytes)).c_str(), m.fits ? "free" : "over");
   if (!r.simulated) {
     const auto it = s.locations.find("workload.parallel");
     const auto at = it != s.locations.end() ? it->second : s.locations.at("workload");

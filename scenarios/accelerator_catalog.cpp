@@ -105,6 +105,7 @@ hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool
   fields.flops("peak_bf16", peak(a, hw::Precision::kBf16));
   fields.flops("peak_fp8", peak(a, hw::Precision::kFp8));
   fields.bytes("hbm", a.hbm_bytes);
+  fields.bytes("runtime_reserve", a.runtime_reserve_bytes);
   fields.bandwidth("hbm_bandwidth", a.hbm_bytes_per_s);
   fields.watts("tdp", a.tdp_watts);
   fields.positive_int("compute_units", a.compute_units);

@@ -40,8 +40,9 @@ const hw::AcceleratorSpec& catalog_accelerator(const ValueReader& value);
 
 // The keys an accelerator mapping holds besides `base` and, in the catalog only, `source` and
 // `efficiency_source`; and the keys of its `efficiency` mapping.
-inline constexpr std::string_view kAcceleratorKeys[] = {
-    "peak_fp32", "peak_tf32", "peak_bf16", "peak_fp8", "hbm", "hbm_bandwidth", "tdp", "compute_units", "efficiency"};
+inline constexpr std::string_view kAcceleratorKeys[] = {"peak_fp32",     "peak_tf32",       "peak_bf16",     "peak_fp8",
+                                                        "hbm",           "runtime_reserve", "hbm_bandwidth", "tdp",
+                                                        "compute_units", "efficiency"};
 inline constexpr std::string_view kEfficiencyKeys[] = {"gemm_max", "kernel_overhead", "gemm_curve", "attention",
                                                        "hbm",      "nvlink",          "nic"};
 

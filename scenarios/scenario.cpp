@@ -270,7 +270,8 @@ void read_parallel(Scenario& s, MapReader p) {
   train::ParallelSpec& par = s.training.parallel;
   note_keys(s, p,
             {"tp", "pp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero", "bucket",
-             "overlap_grad_reduce", "overlap_param_gather", "grad_reduce", "overlap_p2p"});
+             "overlap_grad_reduce", "overlap_param_gather", "grad_reduce", "overlap_p2p", "embedding_in_split",
+             "loss_in_split"});
   par.tp = p.positive_int("tp", 1);
   par.pp = p.positive_int("pp", 1);
   par.cp = p.positive_int("cp", 1);
@@ -289,9 +290,14 @@ void read_parallel(Scenario& s, MapReader p) {
   par.overlap_grad_reduce = p.optional<bool>("overlap_grad_reduce", par.overlap_grad_reduce);
   par.overlap_param_gather = p.optional<bool>("overlap_param_gather", par.overlap_param_gather);
   par.overlap_p2p = p.optional<bool>("overlap_p2p", par.overlap_p2p);
-  ListReader layers = p.optional_list("stage_layers");
-  if (!layers.empty()) s.locations[layers.path()] = layers.location();
-  for (std::size_t i = 0; i < layers.size(); ++i) par.stage_layers.push_back(layers.at(i).non_negative_int());
+  par.embedding_in_split = p.optional<bool>("embedding_in_split", par.embedding_in_split);
+  par.loss_in_split = p.optional<bool>("loss_in_split", par.loss_in_split);
+  for (const char* key : {"stage_layers", "chunk_layers"}) {
+    ListReader layers = p.optional_list(key);
+    if (!layers.empty()) s.locations[layers.path()] = layers.location();
+    std::vector<int>& into = std::string_view(key) == "stage_layers" ? par.stage_layers : par.chunk_layers;
+    for (std::size_t i = 0; i < layers.size(); ++i) into.push_back(layers.at(i).non_negative_int());
+  }
   ListReader order = p.optional_list("order");
   if (!order.empty()) {
     s.locations[order.path()] = order.location();

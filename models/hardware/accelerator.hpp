@@ -51,8 +51,12 @@ struct AcceleratorSpec {
   std::string source;  // the public documents the figures come from
   // Dense peak FLOP/s per precision (index: Precision); 0 where the precision is unsupported.
   std::array<double, kPrecisions> peak_flops{};
-  double hbm_bytes = 0;        // capacity
+  double hbm_bytes = 0;        // capacity: the vendor's "80GB" read as GiB, as the HBM stacks carry it
   double hbm_bytes_per_s = 0;  // peak bandwidth
+  // HBM a training or serving process cannot use for its tensors: what the driver keeps back,
+  // the CUDA context and loaded kernels, cuBLAS workspaces, NCCL's channel buffers, and the
+  // caching allocator's fragmentation (docs/hardware.md, "Runtime reserve").
+  double runtime_reserve_bytes = 0;
   double tdp_watts = 0;
   int compute_units = 0;  // SMs (NVIDIA) or CUs (AMD): how many tiles of a GEMM run at once
   DefaultEfficiencies efficiency;

@@ -124,8 +124,8 @@ TEST_CASE("to_string names every precision") {
 
 TEST_CASE("the catalogs parse strictly and are the files in the source tree") {
   // Parsing requires every key of every entry and rejects any other, so parsing is the check.
-  REQUIRE(catalog_accelerator_names() ==
-          std::vector<std::string>{"a100-80gb-sxm", "h100-sxm", "h200-sxm", "b200-sxm", "gb200", "mi300x"});
+  REQUIRE(catalog_accelerator_names() == std::vector<std::string>{"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm",
+                                                                  "h200-sxm", "b200-sxm", "gb200", "mi300x"});
   for (const auto& a : catalog_accelerators()) {
     CAPTURE(a.name);
     CHECK_FALSE(a.source.empty());
@@ -152,7 +152,9 @@ TEST_CASE("accelerator entries hold their datasheet figures in SI units") {
   CHECK(a100.peak(Precision::kTf32) == doctest::Approx(156e12));
   CHECK(a100.peak(Precision::kBf16) == doctest::Approx(312e12));
   CHECK(a100.peak(Precision::kFp8) == 0);  // Ampere has no FP8 Tensor Cores
-  CHECK(a100.hbm_bytes == 80e9);           // decimal, as the datasheet prints "80GB"
+  // "80GB" of HBM is 80 GiB: an A100 80GB reports 81,920 MiB to nvidia-smi.
+  CHECK(a100.hbm_bytes == 80.0 * (1ULL << 30));
+  CHECK(a100.runtime_reserve_bytes == 2.0 * (1ULL << 30));
   CHECK(a100.hbm_bytes_per_s == doctest::Approx(2.039e12));
   CHECK(a100.tdp_watts == 400);
 
@@ -161,14 +163,14 @@ TEST_CASE("accelerator entries hold their datasheet figures in SI units") {
   CHECK(h100.peak(Precision::kFp8) == doctest::Approx(1979e12));
   CHECK(h100.peak(Precision::kTf32) == doctest::Approx(494.5e12));
   CHECK(h100.peak(Precision::kFp32) == doctest::Approx(67e12));
-  CHECK(h100.hbm_bytes == 80e9);
+  CHECK(h100.hbm_bytes == 80.0 * (1ULL << 30));
   CHECK(h100.hbm_bytes_per_s == doctest::Approx(3.35e12));
   CHECK(h100.tdp_watts == 700);
 
   // H200 is H100's compute with more and faster memory.
   const AcceleratorSpec& h200 = accelerator("h200-sxm");
   CHECK(h200.peak_flops == h100.peak_flops);
-  CHECK(h200.hbm_bytes == 141e9);
+  CHECK(h200.hbm_bytes == 141.0 * (1ULL << 30));
   CHECK(h200.hbm_bytes_per_s == doctest::Approx(4.8e12));
 
   const AcceleratorSpec& b200 = accelerator("b200-sxm");
@@ -180,7 +182,13 @@ TEST_CASE("accelerator entries hold their datasheet figures in SI units") {
   const AcceleratorSpec& mi300x = accelerator("mi300x");
   CHECK(mi300x.peak(Precision::kBf16) == doctest::Approx(1307.4e12));
   CHECK(mi300x.peak(Precision::kFp8) == doctest::Approx(2614.9e12));
-  CHECK(mi300x.hbm_bytes == 192e9);
+  CHECK(mi300x.hbm_bytes == 192.0 * (1ULL << 30));
+
+  // The 40GB A100 is the 80GB part's compute with half the HBM, on HBM2 at 1,555 GB/s.
+  const AcceleratorSpec& a100_40 = accelerator("a100-40gb-sxm");
+  CHECK(a100_40.peak_flops == a100.peak_flops);
+  CHECK(a100_40.hbm_bytes == 40.0 * (1ULL << 30));
+  CHECK(a100_40.hbm_bytes_per_s == doctest::Approx(1.555e12));
   CHECK(mi300x.hbm_bytes_per_s == doctest::Approx(5.3e12));
 
   // Dense peaks double from TF32 to BF16 to FP8 on every accelerator that has FP8.
@@ -312,9 +320,10 @@ TEST_CASE("the H100 kernel overhead reproduces the small FP8 GEMM of its sweep")
 }
 
 TEST_CASE("every node of the hardware catalog names an accelerator of this catalog") {
-  const std::map<std::string, std::string> expected{{"dgx-a100", "a100-80gb-sxm"}, {"dgx-h100", "h100-sxm"},
-                                                    {"hgx-h200", "h200-sxm"},      {"generic-8gpu-roce", "h100-sxm"},
-                                                    {"mi300x-platform", "mi300x"}, {"gb200-nvl72", "gb200"}};
+  const std::map<std::string, std::string> expected{
+      {"dgx-a100", "a100-80gb-sxm"}, {"dgx-a100-40gb", "a100-40gb-sxm"}, {"dgx-h100", "h100-sxm"},
+      {"hgx-h200", "h200-sxm"},      {"generic-8gpu-roce", "h100-sxm"},  {"mi300x-platform", "mi300x"},
+      {"gb200-nvl72", "gb200"}};
   for (const auto& node : fathom::scenario::catalog_nodes()) {
     CAPTURE(node.name);
     CHECK(find_catalog_accelerator(node.accelerator) != nullptr);
@@ -454,7 +463,7 @@ TEST_CASE("an unknown accelerator or switch name is rejected with the names and 
   } catch (const ScenarioError& e) {
     CHECK(e.key_path() == "accelerator");
     CHECK(e.line() == 1);
-    CHECK(std::string(e.what()).find("a100-80gb-sxm, h100-sxm, h200-sxm, b200-sxm, gb200, mi300x") !=
+    CHECK(std::string(e.what()).find("a100-80gb-sxm, a100-40gb-sxm, h100-sxm, h200-sxm, b200-sxm, gb200, mi300x") !=
           std::string::npos);
     CHECK(e.hint() == "did you mean \"h100-sxm\"?");
   }

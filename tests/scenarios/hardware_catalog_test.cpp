@@ -59,8 +59,8 @@ void check_same(const NodeSpec& a, const NodeSpec& b) {
 
 TEST_CASE("the catalog parses strictly and is the file in the source tree") {
   // catalog_nodes() rejects any key but the node keys and `source`, so parsing is the check.
-  REQUIRE(catalog_node_names() == std::vector<std::string>{"dgx-a100", "dgx-h100", "hgx-h200", "generic-8gpu-roce",
-                                                           "mi300x-platform", "gb200-nvl72"});
+  REQUIRE(catalog_node_names() == std::vector<std::string>{"dgx-a100", "dgx-a100-40gb", "dgx-h100", "hgx-h200",
+                                                           "generic-8gpu-roce", "mi300x-platform", "gb200-nvl72"});
   for (const auto& n : catalog_nodes()) {
     CAPTURE(n.name);
     CHECK_FALSE(n.source.empty());
@@ -159,7 +159,8 @@ TEST_CASE("an unknown catalog name is rejected at its key with the names and a h
   const auto e = fathom::test::load_error(scenario_with_node("dgx-h10"));
   CHECK(e.key_path() == "cluster.node");
   CHECK(e.line() == 3);
-  CHECK(std::string(e.what()).find("dgx-a100, dgx-h100, hgx-h200, generic-8gpu-roce") != std::string::npos);
+  CHECK(std::string(e.what()).find("dgx-a100, dgx-a100-40gb, dgx-h100, hgx-h200, generic-8gpu-roce") !=
+        std::string::npos);
   CHECK(e.hint() == "did you mean \"dgx-h100\"?");
 
   const auto b = fathom::test::load_error(scenario_with_node("{base: hgx-h20, nics: 4}"));

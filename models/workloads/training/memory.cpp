@@ -49,39 +49,83 @@ double layer_activation_bytes(const TrainingSpec& spec) {
   return bytes;
 }
 
-MemoryReport memory_per_rank(const TrainingSpec& spec, const hw::AcceleratorSpec& accelerator,
-                             const std::vector<int>& in_flight) {
+double chunk_parameters(const TrainingSpec& spec, const std::vector<int>& layout, int stage, int chunk) {
   const TransformerSpec& m = spec.model;
   const ParallelSpec& p = spec.parallel;
-  const std::vector<int> layers = stage_layers(spec);
-  const double dp = p.dp;
-  const double per_layer = layer_parameters_per_rank(spec);
-  const double embedding = static_cast<double>(m.vocab) * m.hidden / p.tp +
-                           (m.position == PositionKind::kLearned ? static_cast<double>(m.max_sequence) * m.hidden : 0);
-  const double output = static_cast<double>(m.vocab) * m.hidden / p.tp;
+  const auto vs = static_cast<std::size_t>(chunk) * static_cast<std::size_t>(p.pp) + static_cast<std::size_t>(stage);
+  double n = layer_parameters_per_rank(spec) * layout.at(vs);
+  const double vocab_rows = static_cast<double>(m.vocab) * m.hidden / p.tp;
+  if (vs == 0) {
+    n += vocab_rows;
+    // A learned position table is replicated on every TP rank.
+    if (m.position == PositionKind::kLearned) n += static_cast<double>(m.max_sequence) * m.hidden;
+  }
+  // The output layer: its own matrix, or with tied embeddings a copy on the last stage when it
+  // is not also the first.
+  if (vs + 1 == layout.size() && (!m.tied_embeddings || p.pp > 1)) n += vocab_rows;
+  return n;
+}
+
+std::vector<double> peak_activation_bytes(const std::vector<std::vector<PipelinePass>>& schedule,
+                                          const std::vector<std::vector<double>>& chunk_bytes) {
+  std::vector<double> peak;
+  for (std::size_t s = 0; s < schedule.size(); ++s) {
+    double live = 0;
+    double most = 0;
+    for (const PipelinePass& pass : schedule[s]) {
+      const double bytes = chunk_bytes.at(s).at(static_cast<std::size_t>(pass.chunk));
+      live += pass.forward ? bytes : -bytes;
+      most = std::max(most, live);
+    }
+    peak.push_back(most);
+  }
+  return peak;
+}
+
+MemoryReport memory_per_rank(const TrainingSpec& spec, const hw::AcceleratorSpec& accelerator,
+                             const std::vector<std::vector<PipelinePass>>& schedule) {
+  const TransformerSpec& m = spec.model;
+  const ParallelSpec& p = spec.parallel;
+  const int v = p.virtual_stages;
+  const std::vector<int> layout = pipeline_layout(spec);
+  // The ranks that hold the same weights: data-parallel replicas, and with context parallelism
+  // the CP ranks of each (they see different tokens of the same samples).
+  const double shards = static_cast<double>(p.dp) * p.cp;
   const double tokens = static_cast<double>(spec.micro_batch) * spec.sequence / p.cp;
+  // Linear-layer parameters of one layer (all but the two norms), for FP8's weight copies.
+  const double norms = 2.0 * m.hidden;
+  const double linear_per_layer = layer_parameters_per_rank(spec) - norms;
+  const double per_layer_activations = layer_activation_bytes(spec);
+  // FP32 logits and their gradient for one micro-batch at the output layer.
+  const double logits = 2 * 4 * tokens * static_cast<double>(m.vocab) / p.tp;
+
+  std::vector<std::vector<double>> chunk_bytes(static_cast<std::size_t>(p.pp), std::vector<double>(v, 0.0));
+  for (std::size_t vs = 0; vs < layout.size(); ++vs) {
+    double bytes = per_layer_activations * layout[vs];
+    if (vs + 1 == layout.size()) bytes += logits;
+    chunk_bytes[vs % static_cast<std::size_t>(p.pp)][vs / static_cast<std::size_t>(p.pp)] = bytes;
+  }
+  const std::vector<double> activations = peak_activation_bytes(schedule, chunk_bytes);
 
   MemoryReport report;
   report.capacity_bytes = accelerator.hbm_bytes * spec.max_memory_fraction;
+  const std::vector<int> layers = stage_layers(spec);
   for (int s = 0; s < p.pp; ++s) {
     const auto su = static_cast<std::size_t>(s);
     StageMemory mem;
-    mem.parameters = per_layer * layers[su];
-    if (s == 0) mem.parameters += embedding;
-    // The output layer: its own matrix, or with tied embeddings a copy on the last stage when
-    // it is not also the first.
-    if (s == p.pp - 1 && (!m.tied_embeddings || p.pp > 1)) mem.parameters += output;
-    mem.weights = 2 * mem.parameters / (p.zero_stage >= 3 ? dp : 1);
-    mem.gradients = 4 * mem.parameters / (p.zero_stage >= 2 ? dp : 1);
-    mem.optimizer = 12 * mem.parameters / (p.zero_stage >= 1 ? dp : 1);
-    // In-flight chunks counted at the largest chunk's layers (an upper bound when uneven).
-    const int chunk = chunk_layers(layers[su], p.virtual_stages, 0);
-    mem.activations = layer_activation_bytes(spec) * chunk * in_flight[su];
-    if (s == p.pp - 1) {
-      // FP32 logits and their gradient for the micro-batch at the output layer.
-      mem.activations += 2 * 4 * tokens * static_cast<double>(m.vocab) / p.tp;
+    for (int c = 0; c < v; ++c) mem.parameters += chunk_parameters(spec, layout, s, c);
+    const double fp8_copies = spec.precision == hw::Precision::kFp8 ? 2 * linear_per_layer * layers[su] : 0.0;
+    mem.weights = (2 * mem.parameters + fp8_copies) / (p.zero_stage >= 3 ? shards : 1);
+    mem.gradients = 4 * mem.parameters / (p.zero_stage >= 2 ? shards : 1);
+    mem.optimizer = 12 * mem.parameters / (p.zero_stage >= 1 ? shards : 1);
+    mem.activations = activations[su];
+    mem.communication = 2 * std::min(p.bucket_bytes, mem.gradients);
+    if (p.zero_stage >= 3 && shards > 1) {
+      // ZeRO-3 gathers each layer's BF16 weights before using them: the layer being computed
+      // and the one prefetched behind it are whole at once.
+      mem.communication += 2 * 2 * layer_parameters_per_rank(spec);
     }
-    mem.communication = 2 * std::min(p.bucket_bytes, mem.gradients) + kRuntimeReserveBytes;
+    mem.runtime = accelerator.runtime_reserve_bytes;
     if (mem.total() > report.peak_bytes) {
       report.peak_bytes = mem.total();
       report.peak_stage = s;

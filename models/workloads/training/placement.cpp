@@ -57,9 +57,12 @@ std::vector<topo::VertexId> Placement::data_parallel_group(const Coord& at) cons
   Coord c = at;
   for (int d = 0; d < size(Dim::kDp); ++d) {
     for (int e = 0; e < size(Dim::kEp); ++e) {
-      c[static_cast<std::size_t>(Dim::kDp)] = d;
-      c[static_cast<std::size_t>(Dim::kEp)] = e;
-      out.push_back(gpu(c));
+      for (int x = 0; x < size(Dim::kCp); ++x) {
+        c[static_cast<std::size_t>(Dim::kDp)] = d;
+        c[static_cast<std::size_t>(Dim::kEp)] = e;
+        c[static_cast<std::size_t>(Dim::kCp)] = x;
+        out.push_back(gpu(c));
+      }
     }
   }
   return out;

@@ -25,7 +25,8 @@ class Placement {
   int rank(const Coord& c) const;
   // The ranks' GPUs along `dim` with the other coordinates of `at`, in coordinate order.
   std::vector<topo::VertexId> group(Dim dim, const Coord& at) const;
-  // The data-parallel group of `at`: every (ep, dp) coordinate, ep innermost.
+  // The data-parallel group of `at`: every (ep, dp) coordinate and, as Megatron-LM reduces
+  // gradients over DP x CP, every cp coordinate; cp innermost, then ep.
   std::vector<topo::VertexId> data_parallel_group(const Coord& at) const;
 
  private:

@@ -50,7 +50,7 @@ class StepBuilder {
         acc_(acc),
         comms_(cluster, params, seed),
         placement_(spec, comms_.topology()),
-        stage_layers_(stage_layers(spec)) {}
+        layout_(pipeline_layout(spec)) {}
 
   TrainingResult run(bool every_replica);
 
@@ -64,19 +64,7 @@ class StepBuilder {
     return c;
   }
 
-  // Parameters one rank holds for model chunk `chunk` of stage `stage` (TP and EP shards):
-  // its layers, plus the embedding on the first virtual stage and the output layer on the last.
-  double chunk_parameters(int stage, int chunk) const {
-    const ParallelSpec& par = spec_.parallel;
-    const int layers = chunk_layers(stage_layers_[static_cast<std::size_t>(stage)], par.virtual_stages, chunk);
-    double n = layer_parameters_per_rank(spec_) * layers;
-    const double embedding = static_cast<double>(spec_.model.vocab) * spec_.model.hidden / par.tp;
-    if (stage == 0 && chunk == 0) n += embedding;
-    if (stage == par.pp - 1 && chunk == par.virtual_stages - 1 && (!spec_.model.tied_embeddings || par.pp > 1)) {
-      n += embedding;
-    }
-    return n;
-  }
+  double chunk_parameters(int stage, int chunk) const { return train::chunk_parameters(spec_, layout_, stage, chunk); }
 
   struct ReplicaRun {
     PipelineCosts costs;
@@ -91,7 +79,7 @@ class StepBuilder {
   const hw::AcceleratorSpec& acc_;
   StepComms comms_;
   Placement placement_;
-  std::vector<int> stage_layers_;
+  std::vector<int> layout_;  // transformer layers per virtual stage (pipeline_layout)
   Groups groups_;
   Coord replica_{};  // its (ep, dp) coordinates; the others are 0
   std::map<std::string, std::string> notes_;
@@ -143,8 +131,7 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
   const int p = par.pp;
   const int v = par.virtual_stages;
   const int m = spec_.micro_batches();
-  const std::vector<int> layers = stage_layers(spec_);
-  const bool has_dp = par.dp > 1;
+  const bool has_dp = par.dp * par.cp > 1;
   // The replica's stage-0 groups stand for every stage's (same shape inside their nodes under
   // the default placement).
   groups_ = Groups{};
@@ -221,7 +208,7 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
 
   for (int s = 0; s < p; ++s) {
     for (int c = 0; c < v; ++c) {
-      const double layers_here = chunk_layers(layers[static_cast<std::size_t>(s)], v, c);
+      const double layers_here = layout_[static_cast<std::size_t>(c * p + s)];
       PassParts f = layer_fwd.scaled(layers_here);
       PassParts b = layer_bwd.scaled(layers_here);
       if (s == 0 && c == 0) {
@@ -273,31 +260,28 @@ TrainingResult StepBuilder::run(bool every_replica) {
   const int p = par.pp;
   const int v = par.virtual_stages;
   const int m = spec_.micro_batches();
-  const std::vector<int> layers = stage_layers(spec_);
 
   TrainingResult result;
   result.micro_batches = m;
   const auto schedule = par.schedule == Schedule::kInterleaved ? interleaved_one_f_one_b(p, m, v) : one_f_one_b(p, m);
-  result.memory = memory_per_rank(spec_, acc_, peak_in_flight(schedule));
+  result.memory = memory_per_rank(spec_, acc_, schedule);
   result.flops = step_flops(spec_);
   if (!result.memory.fits) return result;
   result.simulated = true;
 
   // Data-parallel groups of every stage: they reduce at about the same time and share the fabric.
+  // With context parallelism a group spans DP x CP (the CP ranks hold the same weights).
   std::vector<std::vector<topo::VertexId>> all_dp_groups;
   for (int s = 0; s < p; ++s) {
     for (int t = 0; t < par.tp; ++t) {
-      for (int x = 0; x < par.cp; ++x) {
-        Coord c{};
-        c[static_cast<std::size_t>(Dim::kPp)] = s;
-        c[static_cast<std::size_t>(Dim::kTp)] = t;
-        c[static_cast<std::size_t>(Dim::kCp)] = x;
-        all_dp_groups.push_back(placement_.data_parallel_group(c));
-      }
+      Coord c{};
+      c[static_cast<std::size_t>(Dim::kPp)] = s;
+      c[static_cast<std::size_t>(Dim::kTp)] = t;
+      all_dp_groups.push_back(placement_.data_parallel_group(c));
     }
   }
   const int dp_groups = comms_.add_groups(std::move(all_dp_groups));
-  const bool has_dp = par.dp > 1;
+  const bool has_dp = par.dp * par.cp > 1;
 
   // Replica 0 stands for all (identical placement shapes); with every_replica each replica is
   // run and each stage takes the latest replica's timeline, since the data-parallel
@@ -409,7 +393,7 @@ TrainingResult StepBuilder::run(bool every_replica) {
     // Optimizer over this rank's shard.
     double local_params = 0;
     for (int c = 0; c < v; ++c) local_params += chunk_parameters(s, c);
-    const double shard = par.zero_stage >= 1 ? local_params / par.dp : local_params;
+    const double shard = par.zero_stage >= 1 ? local_params / (par.dp * par.cp) : local_params;
     const compute::Kernel adam{"optimizer", compute::KernelKind::kMemory, 0, shard * optimizer_bytes_per_param};
     stage.optimizer_start = end;
     stage.optimizer_finish = end + sim::SimTime::from_seconds(compute::kernel_seconds(acc_, spec_.precision, adam));

@@ -61,42 +61,95 @@ void check(const TrainingSpec& spec) {
   }
   if (p.zero_stage < 0 || p.zero_stage > 3) fail("parallel.zero", "expected 0, 1, 2 or 3, found " + str(p.zero_stage));
   if (!(p.bucket_bytes > 0)) fail("parallel.bucket", "expected a positive size");
-  if (!p.stage_layers.empty()) {
-    if (static_cast<int>(p.stage_layers.size()) != p.pp) {
-      fail("parallel.stage_layers", "expected " + str(p.pp) + " entries (one per stage), found " +
-                                        str(static_cast<long long>(p.stage_layers.size())));
-    }
-    const long long sum = std::accumulate(p.stage_layers.begin(), p.stage_layers.end(), 0LL);
-    if (sum != m.layers)
-      fail("parallel.stage_layers",
-           "expected entries summing to the model's " + str(m.layers) + " layers, found " + str(sum));
-    for (int n : p.stage_layers) {
-      if (n < 1) fail("parallel.stage_layers", "expected at least one layer per stage, found " + str(n));
-    }
-  } else if (m.layers < p.pp) {
-    fail("parallel.pp", "expected at most the model's " + str(m.layers) + " layers, found " + str(p.pp));
+  if (!p.stage_layers.empty() && !p.chunk_layers.empty()) {
+    fail("parallel.chunk_layers", "either stage_layers or chunk_layers, found both");
   }
-  for (int layers : stage_layers(spec)) {
-    if (layers < p.virtual_stages) {
-      fail("parallel.virtual_stages", "expected at most every stage's layer count (a stage holds " + str(layers) +
-                                          "), so that each model chunk has a layer");
+  const bool in_split = p.embedding_in_split || p.loss_in_split;
+  if (in_split && (!p.stage_layers.empty() || !p.chunk_layers.empty())) {
+    fail(p.embedding_in_split ? "parallel.embedding_in_split" : "parallel.loss_in_split",
+         "false when the layers per stage or chunk are listed (the list already places the embedding and the loss)");
+  }
+  const auto check_list = [&](const std::vector<int>& list, const std::string& key, long long entries,
+                              const std::string& what) {
+    if (list.empty()) return;
+    if (static_cast<long long>(list.size()) != entries) {
+      fail(key,
+           "expected " + str(entries) + " entries (" + what + "), found " + str(static_cast<long long>(list.size())));
+    }
+    const long long sum = std::accumulate(list.begin(), list.end(), 0LL);
+    if (sum != m.layers)
+      fail(key, "expected entries summing to the model's " + str(m.layers) + " layers, found " + str(sum));
+  };
+  const long long virtual_stages = static_cast<long long>(p.pp) * p.virtual_stages;
+  check_list(p.stage_layers, "parallel.stage_layers", p.pp, "one per stage");
+  check_list(p.chunk_layers, "parallel.chunk_layers", virtual_stages, "one per virtual stage: pp * virtual_stages");
+  const long long units = m.layers + (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+  if (p.stage_layers.empty() && p.chunk_layers.empty() && units < virtual_stages) {
+    fail(p.virtual_stages > 1 ? "parallel.virtual_stages" : "parallel.pp", "at most one virtual stage per layer (" +
+                                                                               str(units) + " to split), found " +
+                                                                               str(virtual_stages) + " virtual stages");
+  }
+  const std::vector<int> layout = pipeline_layout(spec);
+  for (std::size_t vs = 0; vs < layout.size(); ++vs) {
+    const bool holds_end = (vs == 0) || (vs + 1 == layout.size());
+    if (layout[vs] < 0 || (layout[vs] == 0 && !holds_end)) {
+      const std::string key = !p.chunk_layers.empty()   ? "parallel.chunk_layers"
+                              : !p.stage_layers.empty() ? "parallel.stage_layers"
+                              : p.virtual_stages > 1    ? "parallel.virtual_stages"
+                                                        : "parallel.pp";
+      fail(key,
+           "at least one layer in every virtual stage but the first and the last (which hold the embedding "
+           "and the output layer), found " +
+               str(layout[vs]) + " in virtual stage " + str(static_cast<long long>(vs)));
     }
   }
   if (!(spec.max_memory_fraction > 0 && spec.max_memory_fraction <= 1))
     fail("workload.memory_fraction", "expected (0, 1]");
 }
 
-int chunk_layers(int layers, int chunks, int chunk) { return layers / chunks + (chunk < layers % chunks ? 1 : 0); }
+namespace {
+
+// `total` spread over `parts` as evenly as possible, the remainder going to the middle parts
+// first (away from the ends, which hold the embedding and the output layer).
+std::vector<int> even_split(long long total, int parts) {
+  std::vector<int> out(static_cast<std::size_t>(parts), static_cast<int>(total / parts));
+  auto extra = static_cast<int>(total % parts);
+  for (int i = 1; i < parts - 1 && extra > 0; ++i, --extra) ++out[static_cast<std::size_t>(i)];
+  for (int i = 0; extra > 0; ++i, --extra) ++out[static_cast<std::size_t>(i)];
+  return out;
+}
+
+}  // namespace
+
+std::vector<int> pipeline_layout(const TrainingSpec& spec) {
+  const ParallelSpec& p = spec.parallel;
+  const int v = p.virtual_stages;
+  if (!p.chunk_layers.empty()) return p.chunk_layers;
+  std::vector<int> layout(static_cast<std::size_t>(p.pp) * v, 0);
+  if (!p.embedding_in_split && !p.loss_in_split) {
+    // Stages first (as listed, or even), then each stage's layers over its chunks, the first
+    // chunks taking one more.
+    const std::vector<int> stages = p.stage_layers.empty() ? even_split(spec.model.layers, p.pp) : p.stage_layers;
+    for (int s = 0; s < p.pp; ++s) {
+      const int n = stages[static_cast<std::size_t>(s)];
+      for (int c = 0; c < v; ++c) layout[static_cast<std::size_t>(c) * p.pp + s] = n / v + (c < n % v ? 1 : 0);
+    }
+    return layout;
+  }
+  // Megatron's accounting: the embedding and the loss count as layers of the even split over
+  // the virtual stages, and the first and last virtual stages give those places up.
+  const long long units = spec.model.layers + (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+  layout = even_split(units, p.pp * v);
+  if (p.embedding_in_split) --layout.front();
+  if (p.loss_in_split) --layout.back();
+  return layout;
+}
 
 std::vector<int> stage_layers(const TrainingSpec& spec) {
   const ParallelSpec& p = spec.parallel;
-  if (!p.stage_layers.empty()) return p.stage_layers;
-  const int layers = spec.model.layers;
-  std::vector<int> out(static_cast<std::size_t>(p.pp), layers / p.pp);
-  // The remainder goes to the middle stages, away from the embedding and the output layer.
-  int extra = layers % p.pp;
-  for (int s = 1; s < p.pp - 1 && extra > 0; ++s, --extra) ++out[static_cast<std::size_t>(s)];
-  for (int s = 0; extra > 0; ++s, --extra) ++out[static_cast<std::size_t>(s)];
+  const std::vector<int> layout = pipeline_layout(spec);
+  std::vector<int> out(static_cast<std::size_t>(p.pp), 0);
+  for (std::size_t vs = 0; vs < layout.size(); ++vs) out[vs % static_cast<std::size_t>(p.pp)] += layout[vs];
   return out;
 }
 

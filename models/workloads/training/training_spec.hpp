@@ -36,8 +36,16 @@ struct ParallelSpec {
   int dp = 1;                     // derived: gpus / (tp * pp * cp)
   bool sequence_parallel = true;  // TP with sequence parallelism (reduce-scatter + all-gather)
   Schedule schedule = Schedule::kOneFOneB;
-  int virtual_stages = 1;         // model chunks per GPU for the interleaved schedule
-  std::vector<int> stage_layers;  // layers per pipeline stage; empty: as even as possible
+  int virtual_stages = 1;  // model chunks per GPU for the interleaved schedule
+  // Pipeline layout (pipeline_layout() resolves it). At most one of stage_layers and
+  // chunk_layers is given; the *_in_split flags apply to the even split only.
+  std::vector<int> stage_layers;  // transformer layers per pipeline stage; empty: as even as possible
+  std::vector<int> chunk_layers;  // per virtual stage in model order (pp * virtual_stages entries)
+  // Megatron-LM's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split:
+  // the even split counts the input embedding (the output layer and loss) as one more layer, so
+  // the first (last) virtual stage holds one transformer layer fewer, or only the embedding.
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   int zero_stage = 1;  // 0: plain DP; 1: optimizer state sharded (distributed optimizer); 2: + grads; 3: + weights
   double bucket_bytes = 40e6 * 4;    // gradient bucket (Megatron DDP: 40M elements)
   double grad_reduce_bytes = 4;      // bytes per gradient element reduced: FP32 main gradients, or 2 (BF16/FP16)
@@ -67,13 +75,15 @@ struct TrainingSpec {
 // std::invalid_argument with a message naming the key (e.g. "parallel.tp: ...").
 void check(const TrainingSpec& spec);
 
-// Layers of each pipeline stage: spec.parallel.stage_layers, or the layers spread as evenly as
-// possible with the remainder on the middle stages (the first and last also hold the
-// embedding and the output layer).
-std::vector<int> stage_layers(const TrainingSpec& spec);
+// Transformer layers of every virtual stage, in model order: virtual stage c * pp + s is model
+// chunk c of pipeline stage s. Resolved from chunk_layers, or stage_layers split evenly into
+// each stage's chunks (the first chunks taking one more), or an even split of the layers (plus
+// the embedding and loss when they count) over the virtual stages, the remainder going to the
+// middle ones, away from the embedding and the output layer. A first (last) virtual stage may
+// hold no transformer layer when it holds the embedding (the output layer).
+std::vector<int> pipeline_layout(const TrainingSpec& spec);
 
-// Layers of model chunk `chunk` of a stage holding `layers` (interleaved schedule): the stage's
-// layers split as evenly as possible, the first chunks taking one more when they do not divide.
-int chunk_layers(int layers, int chunks, int chunk);
+// Transformer layers of each pipeline stage: the sum of its chunks in pipeline_layout().
+std::vector<int> stage_layers(const TrainingSpec& spec);
 
 }  // namespace fathom::train
