@@ -271,10 +271,12 @@ void read_parallel(Scenario& s, MapReader p) {
   note_keys(s, p,
             {"tp", "pp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero", "bucket",
              "overlap_grad_reduce", "overlap_param_gather", "grad_reduce", "overlap_p2p", "embedding_in_split",
-             "loss_in_split"});
+             "loss_in_split", "tp_overlap", "zero_prefetch", "cp_comm"});
   par.tp = p.positive_int("tp", 1);
   par.pp = p.positive_int("pp", 1);
   par.cp = p.positive_int("cp", 1);
+  par.cp_comm =
+      p.one_of("cp_comm", {"ring", "all_gather"}, "ring") == "ring" ? train::CpComm::kRing : train::CpComm::kAllGather;
   par.ep = p.positive_int("ep", 1);
   par.sequence_parallel = p.optional<bool>("sequence_parallel", par.tp > 1);
   par.schedule = p.one_of("schedule", {"1f1b", "interleaved"}, "1f1b") == "1f1b" ? train::Schedule::kOneFOneB
@@ -290,6 +292,8 @@ void read_parallel(Scenario& s, MapReader p) {
   par.overlap_grad_reduce = p.optional<bool>("overlap_grad_reduce", par.overlap_grad_reduce);
   par.overlap_param_gather = p.optional<bool>("overlap_param_gather", par.overlap_param_gather);
   par.overlap_p2p = p.optional<bool>("overlap_p2p", par.overlap_p2p);
+  par.tp_overlap = p.optional<bool>("tp_overlap", par.tp_overlap);
+  par.zero_prefetch = p.non_negative_int("zero_prefetch", par.zero_prefetch);
   par.embedding_in_split = p.optional<bool>("embedding_in_split", par.embedding_in_split);
   par.loss_in_split = p.optional<bool>("loss_in_split", par.loss_in_split);
   for (const char* key : {"stage_layers", "chunk_layers"}) {

@@ -50,7 +50,8 @@ double gemm_efficiency(const hw::AcceleratorSpec& a, hw::Precision precision, do
   return fraction * e.gemm_max / best;
 }
 
-double kernel_seconds(const hw::AcceleratorSpec& a, hw::Precision precision, const Kernel& k) {
+double kernel_seconds(const hw::AcceleratorSpec& a, hw::Precision run_precision, const Kernel& k) {
+  const hw::Precision precision = k.keeps_bf16 ? hw::Precision::kBf16 : run_precision;
   const hw::DefaultEfficiencies& e = a.efficiency;
   double peak = 0;
   double fraction = 0;

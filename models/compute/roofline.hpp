@@ -23,6 +23,9 @@ struct Kernel {
   KernelKind kind = KernelKind::kMemory;
   double flops = 0;  // FLOPs it executes
   double bytes = 0;  // HBM bytes it reads and writes
+  // A GEMM that stays in BF16 in a lower-precision run (Transformer Engine keeps the attention
+  // core, the output layer and the router in BF16 under FP8).
+  bool keeps_bf16 = false;
 };
 
 // The fraction of the dense peak that a GEMM of `flops` (> 0) FLOPs reaches at `precision`,
@@ -42,7 +45,7 @@ double gemm_efficiency(const hw::AcceleratorSpec& accelerator, hw::Precision pre
 // hbm_fraction)), nothing added (the curve includes the fixed costs). Any other kernel:
 // max(flops / (peak * fraction), bytes / (hbm * hbm_fraction)) + kernel_overhead_s, with
 // fraction gemm_max for a GEMM and attention for attention. GEMMs run at `precision`'s peak
-// (falling back to BF16 where it is 0), attention at BF16.
+// (falling back to BF16 where it is 0; at BF16 when the kernel keeps_bf16), attention at BF16.
 double kernel_seconds(const hw::AcceleratorSpec& accelerator, hw::Precision precision, const Kernel& kernel);
 
 }  // namespace fathom::compute

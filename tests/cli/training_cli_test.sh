@@ -80,5 +80,22 @@ check "the no-fit error gives the numbers" grep -qE 'GiB' <<<"$err"
 base '  model: llama3-70b' '  model: llama3-70' >"$tmp/model.yaml"
 bad "an unknown model" "$tmp/model.yaml" 'workload.model'
 
+# The parallel keys of issue 11, each rejected at its own key.
+base '    pp: 4' '    pp: 4\n    tp_overlap: true\n    sequence_parallel: false' >"$tmp/tp_overlap.yaml"
+bad "tp_overlap without sequence parallelism" "$tmp/tp_overlap.yaml" 'workload.parallel.tp_overlap'
+base '    pp: 4' '    pp: 4\n    cp_comm: allgather' >"$tmp/cp_comm.yaml"
+bad "an unknown cp_comm" "$tmp/cp_comm.yaml" 'workload.parallel.cp_comm'
+check "an unknown cp_comm gets a did-you-mean" grep -q 'all_gather' <<<"$err"
+base '    pp: 4' '    pp: 4\n    zero_prefetch: -1' >"$tmp/prefetch.yaml"
+bad "a negative zero_prefetch" "$tmp/prefetch.yaml" 'workload.parallel.zero_prefetch'
+base '    pp: 4' '    pp: 4\n    chunk_layers: [20, 20, 20, 21]' >"$tmp/chunks.yaml"
+bad "chunk layers not summing to the model's" "$tmp/chunks.yaml" 'workload.parallel.chunk_layers'
+base '    pp: 4' '    pp: 4\n    stage_layers: [20, 20, 20, 20]\n    embedding_in_split: true' >"$tmp/split.yaml"
+bad "embedding_in_split with a listed layout" "$tmp/split.yaml" 'workload.parallel.embedding_in_split'
+# A layout Megatron-LM and Llama 3 use runs: the embedding and the loss counted in the split.
+out=$("$fathom" simulate "$pilot" --set workload.parallel.embedding_in_split=true \
+  --set workload.parallel.loss_in_split=true 2>&1); rc=$?
+check "embedding_in_split and loss_in_split run" test "$rc" -eq 0
+
 echo "training CLI: $failures failed"
 [ "$failures" -eq 0 ]

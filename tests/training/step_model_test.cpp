@@ -13,6 +13,7 @@
 #include "models/workloads/training/layer_work.hpp"
 #include "models/workloads/training/placement.hpp"
 #include "models/workloads/training/step_comms.hpp"
+#include "models/workloads/training/tp_overlap.hpp"
 
 using namespace fathom;
 using namespace fathom::train;
@@ -180,4 +181,92 @@ TEST_CASE("determinism: the same inputs give the same fingerprint and step") {
   CHECK(a.fingerprint == b.fingerprint);
   CHECK(a.step_seconds == b.step_seconds);
   CHECK(a.fingerprint != 0);
+}
+
+TEST_CASE("tp_overlap: each tagged collective shows only what its GEMM cannot hide (closed form per call)") {
+  const auto cluster = coll::testing::dgx_spec(1, false);
+  TrainingSpec s = spec_for(8, 8, 1, 4);
+  s.micro_batch = 2;
+  s.global_batch = 8;
+  const hw::AcceleratorSpec a = h100();
+  const TrainingResult plain = simulate_training_step(s, a, cluster, {}, 1);
+  s.parallel.tp_overlap = true;
+  const TrainingResult overlapped = simulate_training_step(s, a, cluster, {}, 1);
+  REQUIRE(plain.simulated);
+  REQUIRE(overlapped.simulated);
+  CHECK(overlapped.breakdown.compute == doctest::Approx(plain.breakdown.compute).epsilon(1e-6));  // whole-ns passes
+  // What overlap saves: per layer and micro-batch, for every all-gather or reduce-scatter tagged
+  // with a GEMM, its time less tp_overlap_exposed_seconds(time, the GEMM's kernels, 8).
+  coll::CollectiveTimer timer(cluster, {}, 1);
+  const auto ranks = coll::testing::gpus(timer.topology(), 8);
+  const LayerWork layer = transformer_layer_work(s);
+  double saved = 0;
+  for (const Phase* phase : {&layer.forward, &layer.backward, &layer.recompute}) {
+    for (const CommCall& c : phase->comms) {
+      if (c.gemm.empty()) continue;
+      double gemm = 0;
+      for (const auto& k : phase->kernels) {
+        if (k.name == c.gemm) gemm += compute::kernel_seconds(a, s.precision, k);
+      }
+      const double comm = timer.time(c.op, ranks, c.bytes).seconds;
+      saved += comm - tp_overlap_exposed_seconds(comm, gemm, 8);
+    }
+  }
+  const double expected = saved * s.model.layers * s.micro_batches();
+  CHECK(expected > 0);
+  CHECK(plain.breakdown.tp - overlapped.breakdown.tp == doctest::Approx(expected).epsilon(1e-6));
+}
+
+TEST_CASE("ZeRO-3: a run whose gathers outweigh its compute comes out communication-bound") {
+  // One GPU per node (TP 1) so every gather crosses the NIC; NICs 10x slower make it worse in
+  // proportion.
+  TrainingSpec s = spec_for(32, 1, 1, 32);
+  s.parallel.zero_stage = 3;
+  s.recompute = Recompute::kFull;
+  const hw::AcceleratorSpec a = h100();
+  auto cluster_with = [](double nic) {
+    auto c = coll::testing::dgx_spec(4, false);
+    c.node.nic_bytes_per_s = nic;
+    c.fabric.tier = {{nic, 600}, {8 * nic, 700}};
+    return c;
+  };
+  const TrainingResult fast = simulate_training_step(s, a, cluster_with(50e9), {}, 1);
+  const TrainingResult slow = simulate_training_step(s, a, cluster_with(5e9), {}, 1);
+  REQUIRE(fast.simulated);
+  REQUIRE(slow.simulated);
+  CHECK(slow.breakdown.compute == doctest::Approx(fast.breakdown.compute).epsilon(1e-6));
+  CHECK(slow.breakdown.dp > slow.breakdown.compute);
+  // Bandwidth-bound: the exposed gathers grow about as the NIC slows (the first gather and
+  // the latencies do not).
+  CHECK(slow.breakdown.dp > 5 * fast.breakdown.dp);
+  // Prefetching hides more than gathering on demand, never less.
+  s.parallel.zero_prefetch = 0;
+  const TrainingResult on_demand = simulate_training_step(s, a, cluster_with(50e9), {}, 1);
+  CHECK(on_demand.breakdown.dp > fast.breakdown.dp);
+}
+
+TEST_CASE("all-gather context parallelism: K and V gathered in forward and backward, their gradients scattered") {
+  const auto cluster = coll::testing::dgx_spec(1, false);
+  TrainingSpec s = spec_for(8, 4, 1, 2);
+  s.parallel.cp = 2;
+  s.parallel.dp = 1;
+  s.sequence = 8192;
+  s.parallel.cp_comm = CpComm::kAllGather;
+  const TrainingResult r = simulate_training_step(s, h100(), cluster, {}, 1);
+  REQUIRE(r.simulated);
+  // TP rank 0's CP group: GPUs 0 and 4 (placement tp, cp, ...). Per layer and micro-batch the
+  // compute stream waits for two all-gathers and one reduce-scatter of K and V over the whole
+  // sequence: 2 (K, V) x 2 bytes x 8192 tokens x 2 KV heads per TP rank x 128.
+  coll::CollectiveTimer timer(cluster, {}, 1);
+  const auto gpus = coll::testing::gpus(timer.topology(), 8);
+  const std::vector<topo::VertexId> group{gpus[0], gpus[4]};
+  const double bytes = 2 * 2 * 8192.0 * 1 * 128;  // kv_heads 4 / tp 4 = 1 head of 128 per rank
+  const double per_layer = 2 * timer.time(coll::Op::kAllGather, group, bytes).seconds +
+                           timer.time(coll::Op::kReduceScatter, group, bytes).seconds;
+  CHECK(r.breakdown.cp == doctest::Approx(per_layer * s.model.layers * s.micro_batches()).epsilon(1e-6));
+  // The ring passes the same keys around instead, hidden behind attention where it can be.
+  s.parallel.cp_comm = CpComm::kRing;
+  const TrainingResult ring = simulate_training_step(s, h100(), cluster, {}, 1);
+  CHECK(ring.breakdown.cp < r.breakdown.cp);
+  CHECK(ring.breakdown.compute == doctest::Approx(r.breakdown.compute).epsilon(1e-6));
 }

@@ -1,6 +1,7 @@
 #include "models/workloads/training/layer_work.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace fathom::train {
 
@@ -55,8 +56,23 @@ Kernel gemm(std::string_view name, double rows, double inner, double cols) {
 
 // The backward of a GEMM: the input gradient and the weight gradient, each as many FLOPs as the forward.
 void gemm_backward(std::vector<Kernel>& out, const Kernel& forward) {
-  out.push_back({forward.name, KernelKind::kGemm, forward.flops, forward.bytes});
-  out.push_back({forward.name, KernelKind::kGemm, forward.flops, forward.bytes});
+  out.push_back(forward);
+  out.push_back(forward);
+}
+
+// A GEMM that Transformer Engine leaves in BF16 when the linear layers run in FP8.
+Kernel bf16(Kernel k) {
+  k.keeps_bf16 = true;
+  return k;
+}
+
+// FP8 (Transformer Engine): before an FP8 GEMM its BF16 operand is cast to FP8 by a
+// cast-transpose kernel that also records the amax for the next step's scale: it reads 2 bytes
+// and writes the FP8 value and its transpose (1 + 1) per element. In forward that is the GEMM's
+// input (rows x inner); in backward the incoming gradient (rows x cols). Nothing under BF16.
+constexpr std::string_view kFp8Cast = "fp8_cast_transpose";
+void fp8_cast(std::vector<Kernel>& to, const TrainingSpec& spec, double elements) {
+  if (spec.precision == hw::Precision::kFp8) to.push_back({kFp8Cast, KernelKind::kMemory, 0, (kAct + 2) * elements});
 }
 
 Kernel memory(std::string_view name, double bytes) { return {name, KernelKind::kMemory, 0, bytes}; }
@@ -65,15 +81,15 @@ Kernel memory(std::string_view name, double bytes) { return {name, KernelKind::k
 // one (backward): all-reduce, or reduce-scatter with sequence parallelism; its partner before a
 // column-parallel GEMM is an all-gather (sequence parallelism only). Bytes are the full
 // activation, NCCL's convention for all-reduce, reduce-scatter input and all-gather output.
-void tp_reduce(Phase& phase, const TrainingSpec& spec, double activation_bytes) {
+void tp_reduce(Phase& phase, const TrainingSpec& spec, double activation_bytes, std::string_view gemm = {}) {
   if (spec.parallel.tp == 1) return;
-  phase.comms.push_back({CommGroup::kTp,
-                         spec.parallel.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce,
-                         activation_bytes, false});
+  const bool sp = spec.parallel.sequence_parallel;
+  phase.comms.push_back(
+      {CommGroup::kTp, sp ? coll::Op::kReduceScatter : coll::Op::kAllReduce, activation_bytes, false, sp ? gemm : ""});
 }
-void tp_gather(Phase& phase, const TrainingSpec& spec, double activation_bytes) {
+void tp_gather(Phase& phase, const TrainingSpec& spec, double activation_bytes, std::string_view gemm = {}) {
   if (spec.parallel.tp == 1 || !spec.parallel.sequence_parallel) return;
-  phase.comms.push_back({CommGroup::kTp, coll::Op::kAllGather, activation_bytes, false});
+  phase.comms.push_back({CommGroup::kTp, coll::Op::kAllGather, activation_bytes, false, gemm});
 }
 
 // Attention core for one micro-batch: fused (one kernel) or Megatron's unfused path (two
@@ -93,10 +109,10 @@ void attention_core(const TrainingSpec& spec, const Shape& s, std::vector<Kernel
     return;
   }
   const double scores = s.b * s.heads * s.seq * s.full_seq;  // elements of the score matrix
-  const Kernel qk{"attention_scores", KernelKind::kGemm, full_flops / 2,
-                  kAct * (s.b * s.seq * (s.q_cols + s.kv_cols) + scores)};
-  const Kernel av{"attention_values", KernelKind::kGemm, full_flops / 2,
-                  kAct * (scores + s.b * s.seq * (s.kv_cols + s.q_cols))};
+  const Kernel qk = bf16(
+      {"attention_scores", KernelKind::kGemm, full_flops / 2, kAct * (s.b * s.seq * (s.q_cols + s.kv_cols) + scores)});
+  const Kernel av = bf16(
+      {"attention_values", KernelKind::kGemm, full_flops / 2, kAct * (scores + s.b * s.seq * (s.kv_cols + s.q_cols))});
   fwd.push_back(qk);
   fwd.push_back(memory("scale_mask_softmax", scores * 2 * kAct));
   fwd.push_back(memory("attention_dropout", scores * (2 * kAct + 1)));
@@ -129,44 +145,56 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
   attention_core(spec, s, attention_fwd, attention_bwd);
 
   fwd.kernels.push_back(norm);
-  tp_gather(fwd, spec, act);
+  tp_gather(fwd, spec, act, "qkv");
+  fp8_cast(fwd.kernels, spec, s.tokens * s.h);
   fwd.kernels.push_back(qkv);
   append(fwd.kernels, attention_fwd);
+  fp8_cast(fwd.kernels, spec, s.tokens * s.q_cols);
   fwd.kernels.push_back(proj);
-  tp_reduce(fwd, spec, act);
+  tp_reduce(fwd, spec, act, "attention_projection");
   fwd.kernels.push_back(residual);
 
   // MLP block: norm, (all-gather), [router, dispatch], up, activation, down, [combine], (reduce), bias-dropout-add.
   fwd.kernels.push_back(norm);
-  tp_gather(fwd, spec, act);
+  tp_gather(fwd, spec, act, "mlp_up");
   const bool moe = m.experts > 1;
   // Tokens sent to their experts, per rank: with sequence parallelism each TP rank dispatches
   // its 1/t of the tokens.
   const double moe_bytes = kAct * s.expert_tokens * s.h * (s.ew_tokens / s.tokens);
   Kernel router{};
   if (moe) {
-    router = gemm("router", s.tokens, s.h, m.experts);
+    router = bf16(gemm("router", s.tokens, s.h, m.experts));
     fwd.kernels.push_back(router);
-    if (spec.parallel.ep > 1) fwd.comms.push_back({CommGroup::kEp, coll::Op::kAllToAll, moe_bytes, false});
+    if (spec.parallel.ep > 1) fwd.comms.push_back({CommGroup::kEp, coll::Op::kAllToAll, moe_bytes, false, {}});
   }
   const bool gated = m.mlp == MlpKind::kSwiGlu;
   const Kernel up = gemm("mlp_up", s.expert_tokens, s.h, gated ? 2 * s.f : s.f);
   const Kernel activation = memory(gated ? "swiglu" : "gelu", (gated ? 3 : 2) * kAct * s.expert_tokens * s.f);
   const Kernel down = gemm("mlp_down", s.expert_tokens, s.f, s.h);
+  fp8_cast(fwd.kernels, spec, s.expert_tokens * s.h);
   fwd.kernels.push_back(up);
   fwd.kernels.push_back(activation);
+  fp8_cast(fwd.kernels, spec, s.expert_tokens * s.f);
   fwd.kernels.push_back(down);
-  if (moe && spec.parallel.ep > 1) fwd.comms.push_back({CommGroup::kEp, coll::Op::kAllToAll, moe_bytes, false});
-  tp_reduce(fwd, spec, act);
+  if (moe && spec.parallel.ep > 1) fwd.comms.push_back({CommGroup::kEp, coll::Op::kAllToAll, moe_bytes, false, {}});
+  tp_reduce(fwd, spec, act, "mlp_down");
   fwd.kernels.push_back(residual);
 
+  // Output elements of the layer's linear GEMMs, for their gradients' FP8 casts.
+  const std::map<std::string_view, double> gemm_outputs{{"qkv", s.tokens * (s.q_cols + 2 * s.kv_cols)},
+                                                        {"attention_projection", s.tokens * s.h},
+                                                        {"mlp_up", s.expert_tokens * (gated ? 2 * s.f : s.f)},
+                                                        {"mlp_down", s.expert_tokens * s.h}};
   // Backward: each GEMM twice (input and weight gradients), element-wise kernels read the
   // saved input and the incoming gradient and write one gradient (about twice the bytes), and
   // each collective's mirror image (all-gather <-> reduce-scatter, all-reduce stays).
   for (const Kernel& k : fwd.kernels) {
     if (k.kind == KernelKind::kGemm && k.name != "attention_scores" && k.name != "attention_values") {
+      // FP8: the gradient arriving at an FP8 GEMM (its output's shape) is cast too.
+      if (!k.keeps_bf16) fp8_cast(bwd.kernels, spec, gemm_outputs.at(k.name));
       gemm_backward(bwd.kernels, k);
-    } else if (k.kind == KernelKind::kMemory && k.name != "scale_mask_softmax" && k.name != "attention_dropout") {
+    } else if (k.kind == KernelKind::kMemory && k.name != "scale_mask_softmax" && k.name != "attention_dropout" &&
+               k.name != kFp8Cast) {
       bwd.kernels.push_back({k.name, KernelKind::kMemory, 0, 2 * k.bytes});
     }
   }
@@ -183,11 +211,19 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
   // Context parallelism: ring attention passes K and V blocks around the CP ring in cp - 1
   // steps, each hidden behind one block of attention (forward), and K, V and their gradients
   // in backward.
-  if (spec.parallel.cp > 1) {
+  if (spec.parallel.cp > 1 && spec.parallel.cp_comm == CpComm::kAllGather) {
+    // All-gather (Llama 3): every rank gathers the whole sequence's K and V before its
+    // attention and, in backward, gathers them again and reduce-scatters their gradients; the
+    // compute stream waits for each (NCCL's byte convention: the gathered size).
+    const double gathered = 2 * kAct * s.b * s.full_seq * s.kv_cols;
+    fwd.comms.push_back({CommGroup::kCp, coll::Op::kAllGather, gathered, false, {}});
+    bwd.comms.push_back({CommGroup::kCp, coll::Op::kAllGather, gathered, false, {}});
+    bwd.comms.push_back({CommGroup::kCp, coll::Op::kReduceScatter, gathered, false, {}});
+  } else if (spec.parallel.cp > 1) {
     const double kv_block = 2 * kAct * s.b * s.seq * s.kv_cols;
     for (int step = 1; step < spec.parallel.cp; ++step) {
-      fwd.comms.push_back({CommGroup::kCp, coll::Op::kSendRecv, kv_block, true});
-      bwd.comms.push_back({CommGroup::kCp, coll::Op::kSendRecv, 2 * kv_block, true});
+      fwd.comms.push_back({CommGroup::kCp, coll::Op::kSendRecv, kv_block, true, {}});
+      bwd.comms.push_back({CommGroup::kCp, coll::Op::kSendRecv, 2 * kv_block, true, {}});
     }
   }
 
@@ -227,13 +263,14 @@ LayerWork output_layer_work(const TrainingSpec& spec) {
   LayerWork w;
   w.forward.kernels.push_back(memory("final_norm", 2 * kAct * s.ew_tokens * s.h));
   tp_gather(w.forward, spec, act);
-  const Kernel logits = gemm("logits", s.tokens, s.h, vocab);
+  const Kernel logits = bf16(gemm("logits", s.tokens, s.h, vocab));
   w.forward.kernels.push_back(logits);
   // Vocabulary-parallel cross-entropy in FP32: read the logits, write FP32 probabilities;
   // three tiny all-reduces of per-token maxima and sums (latency only).
   w.forward.kernels.push_back(memory("cross_entropy", (kAct + 2 * 4) * s.tokens * vocab));
   if (spec.parallel.tp > 1) {
-    for (int i = 0; i < 3; ++i) w.forward.comms.push_back({CommGroup::kTp, coll::Op::kAllReduce, 4 * s.tokens, false});
+    for (int i = 0; i < 3; ++i)
+      w.forward.comms.push_back({CommGroup::kTp, coll::Op::kAllReduce, 4 * s.tokens, false, {}});
   }
   w.backward.kernels.push_back(memory("cross_entropy_backward", (4 + kAct) * s.tokens * vocab));
   gemm_backward(w.backward.kernels, logits);

@@ -30,8 +30,12 @@ struct CommCall {
   coll::Op op = coll::Op::kAllReduce;
   double bytes = 0;  // NCCL's convention for `op` (algorithms.hpp)
   // Ring attention's K/V exchange hides behind one block of attention; every other call
-  // blocks the compute stream (exposed in full).
+  // blocks the compute stream (exposed in full) unless it pipelines with a GEMM.
   bool overlaps_attention = false;
+  // The GEMM a sequence-parallel all-gather feeds or a reduce-scatter drains (its kernels by
+  // this name in the same phase): with parallel.tp_overlap the two run pipelined in chunks
+  // (tp_overlap.hpp). Empty: nothing to pipeline with.
+  std::string_view gemm;
 };
 
 struct Phase {

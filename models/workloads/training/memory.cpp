@@ -122,8 +122,8 @@ MemoryReport memory_per_rank(const TrainingSpec& spec, const hw::AcceleratorSpec
     mem.communication = 2 * std::min(p.bucket_bytes, mem.gradients);
     if (p.zero_stage >= 3 && shards > 1) {
       // ZeRO-3 gathers each layer's BF16 weights before using them: the layer being computed
-      // and the one prefetched behind it are whole at once.
-      mem.communication += 2 * 2 * layer_parameters_per_rank(spec);
+      // and the zero_prefetch layers gathered ahead of it are whole at once.
+      mem.communication += 2 * (1.0 + p.zero_prefetch) * layer_parameters_per_rank(spec);
     }
     mem.runtime = accelerator.runtime_reserve_bytes;
     if (mem.total() > report.peak_bytes) {

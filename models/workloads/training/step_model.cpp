@@ -8,7 +8,9 @@
 
 #include "models/compute/roofline.hpp"
 #include "models/workloads/training/placement.hpp"
+#include "models/workloads/training/sharded_parameters.hpp"
 #include "models/workloads/training/step_comms.hpp"
+#include "models/workloads/training/tp_overlap.hpp"
 #include "sim/hash.hpp"
 
 namespace fathom::train {
@@ -39,7 +41,8 @@ struct PassParts {
 struct Groups {
   std::vector<topo::VertexId> tp;
   std::vector<topo::VertexId> ep;
-  std::vector<FlowPair> cp_ring;  // every CP rank to the next, for every TP rank
+  std::vector<FlowPair> cp_ring;   // every CP rank to the next, for every TP rank
+  std::vector<topo::VertexId> cp;  // the CP group of TP rank 0 (all-gather CP)
 };
 
 class StepBuilder {
@@ -65,6 +68,10 @@ class StepBuilder {
   }
 
   double chunk_parameters(int stage, int chunk) const { return train::chunk_parameters(spec_, layout_, stage, chunk); }
+  // ZeRO-3: the forward and backward pass of chunk `chunk` of stage `stage`, whose work alone
+  // takes fwd_work and bwd_work seconds, with each module's parameters gathered and its
+  // gradients scattered (sharded_parameters.hpp). Returns the two passes' durations.
+  std::pair<double, double> zero3_passes(int stage, int chunk, double fwd_work, double bwd_work, int dp_groups);
 
   struct ReplicaRun {
     PipelineCosts costs;
@@ -93,12 +100,21 @@ double StepBuilder::note(std::string_view what, const coll::CollectiveTiming& t)
 
 PassParts StepBuilder::phase_parts(const Phase& phase, double attention_seconds) {
   PassParts parts;
-  for (const auto& k : phase.kernels) parts.compute += compute::kernel_seconds(acc_, spec_.precision, k);
+  std::map<std::string_view, double> gemm_seconds;  // by kernel name, for tp_overlap
+  for (const auto& k : phase.kernels) {
+    const double seconds = compute::kernel_seconds(acc_, spec_.precision, k);
+    parts.compute += seconds;
+    if (k.kind == compute::KernelKind::kGemm) gemm_seconds[k.name] += seconds;
+  }
   for (const auto& c : phase.comms) {
     switch (c.group) {
       case CommGroup::kTp: {
         const auto t = comms_.group(c.op, groups_.tp, c.bytes);
-        parts.tp += note("tp " + std::string(coll::to_string(c.op)), t);
+        const double seconds = note("tp " + std::string(coll::to_string(c.op)), t);
+        const auto gemm = gemm_seconds.find(c.gemm);
+        parts.tp += spec_.parallel.tp_overlap && gemm != gemm_seconds.end()
+                        ? tp_overlap_exposed_seconds(seconds, gemm->second, spec_.parallel.tp)
+                        : seconds;
         break;
       }
       case CommGroup::kEp: {
@@ -107,6 +123,11 @@ PassParts StepBuilder::phase_parts(const Phase& phase, double attention_seconds)
         break;
       }
       case CommGroup::kCp: {
+        if (!c.overlaps_attention) {
+          // All-gather CP: a collective of the CP group that the compute stream waits for.
+          parts.cp += note("cp " + std::string(coll::to_string(c.op)), comms_.group(c.op, groups_.cp, c.bytes));
+          break;
+        }
         // One ring step of K/V blocks hides behind one block of attention (1/cp of it).
         const double step = comms_.pairs(groups_.cp_ring, c.bytes);
         parts.cp += std::max(0.0, step - attention_seconds / spec_.parallel.cp);
@@ -115,6 +136,40 @@ PassParts StepBuilder::phase_parts(const Phase& phase, double attention_seconds)
     }
   }
   return parts;
+}
+
+std::pair<double, double> StepBuilder::zero3_passes(int stage, int chunk, double fwd_work, double bwd_work,
+                                                    int dp_groups) {
+  const ParallelSpec& par = spec_.parallel;
+  const int p = par.pp;
+  const int m = spec_.micro_batches();
+  // Modules: the chunk's layers; its embedding or output layer travels with the first or last.
+  const int layers = layout_[static_cast<std::size_t>(chunk * p + stage)];
+  const int modules = std::max(layers, 1);
+  const double layer_params = layers > 0 ? layer_parameters_per_rank(spec_) : 0.0;
+  const double extra_params = chunk_parameters(stage, chunk) - layer_params * layers;
+  // With full recomputation the recomputed forward gathers the module once more in backward.
+  const int backward_gathers = spec_.recompute == Recompute::kFull ? 2 : 1;
+  // Every (stage, chunk) pass runs m times a step; each stage stands for 1/p of the traffic.
+  const double calls = static_cast<double>(m) / p;
+  auto gather = [&](double params, double per_pass) {
+    return params > 0 ? comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * params, per_pass * calls) : 0.0;
+  };
+  auto scatter = [&](double params) {
+    return params > 0 ? comms_.data_parallel(coll::Op::kReduceScatter, dp_groups, par.grad_reduce_bytes * params, calls)
+                      : 0.0;
+  };
+  std::vector<ModuleCost> fwd(static_cast<std::size_t>(modules));
+  std::vector<ModuleCost> bwd(static_cast<std::size_t>(modules));
+  for (int i = 0; i < modules; ++i) {
+    const bool with_extra = (stage == 0 && chunk == 0) ? i == 0 : i == modules - 1;
+    const double params = layer_params + (with_extra ? extra_params : 0.0);
+    auto& f = fwd[static_cast<std::size_t>(i)];
+    auto& b = bwd[static_cast<std::size_t>(modules - 1 - i)];  // backward runs the modules in reverse
+    f = {fwd_work / modules, gather(params, 1), 0};
+    b = {bwd_work / modules, gather(params, backward_gathers) * backward_gathers, scatter(params)};
+  }
+  return {pass_seconds(fwd, par.zero_prefetch), pass_seconds(bwd, par.zero_prefetch)};
 }
 
 double attention_seconds(const Phase& phase, const hw::AcceleratorSpec& acc, hw::Precision p) {
@@ -137,6 +192,7 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
   groups_ = Groups{};
   groups_.tp = placement_.group(Dim::kTp, coord(0));
   groups_.ep = placement_.group(Dim::kEp, coord(0));
+  groups_.cp = placement_.group(Dim::kCp, coord(0));
   for (int t = 0; t < par.tp && par.cp > 1; ++t) {
     Coord c = coord(0);
     c[static_cast<std::size_t>(Dim::kTp)] = t;
@@ -229,15 +285,9 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
         f.pp += reassemble;  // the activation from the previous virtual stage
       }
       if (par.zero_stage >= 3 && has_dp) {
-        // Parameters gathered before the forward and the backward, gradients scattered after
-        // the backward, prefetched behind the pass's own work.
-        const double share = 1.0 / p;
-        const double gather =
-            comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * chunk_parameters(s, c), 2 * m * share);
-        const double scatter = comms_.data_parallel(coll::Op::kReduceScatter, dp_groups,
-                                                    par.grad_reduce_bytes * chunk_parameters(s, c), m * share);
-        f.dp += std::max(0.0, gather - f.total());
-        b.dp += std::max(0.0, gather + scatter - b.total());
+        const auto [fwd_seconds, bwd_seconds] = zero3_passes(s, c, f.total(), b.total(), dp_groups);
+        f.dp += fwd_seconds - f.total();
+        b.dp += bwd_seconds - b.total();
       }
       fwd_parts[static_cast<std::size_t>(s)].push_back(f);
       bwd_parts[static_cast<std::size_t>(s)].push_back(b);
@@ -394,7 +444,15 @@ TrainingResult StepBuilder::run(bool every_replica) {
     double local_params = 0;
     for (int c = 0; c < v; ++c) local_params += chunk_parameters(s, c);
     const double shard = par.zero_stage >= 1 ? local_params / (par.dp * par.cp) : local_params;
-    const compute::Kernel adam{"optimizer", compute::KernelKind::kMemory, 0, shard * optimizer_bytes_per_param};
+    // FP8: the updated weights of the linear layers are cast to FP8 and transposed once a step
+    // (Transformer Engine caches them across micro-batches): 2 bytes read, 1 + 1 written.
+    double fp8_weight_bytes = 0;
+    if (spec_.precision == hw::Precision::kFp8) {
+      const double linear = layer_parameters_per_rank(spec_) - 2.0 * spec_.model.hidden;
+      for (int c = 0; c < v; ++c) fp8_weight_bytes += 4 * linear * layout_[static_cast<std::size_t>(c * p + s)];
+    }
+    const compute::Kernel adam{"optimizer", compute::KernelKind::kMemory, 0,
+                               shard * optimizer_bytes_per_param + fp8_weight_bytes};
     stage.optimizer_start = end;
     stage.optimizer_finish = end + sim::SimTime::from_seconds(compute::kernel_seconds(acc_, spec_.precision, adam));
     bd.optimizer = (stage.optimizer_finish - end).to_seconds();

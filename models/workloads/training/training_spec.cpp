@@ -60,6 +60,12 @@ void check(const TrainingSpec& spec) {
     }
   }
   if (p.zero_stage < 0 || p.zero_stage > 3) fail("parallel.zero", "expected 0, 1, 2 or 3, found " + str(p.zero_stage));
+  if (p.zero_prefetch < 0) fail("parallel.zero_prefetch", "expected >= 0, found " + str(p.zero_prefetch));
+  if (p.tp_overlap && (p.tp < 2 || !p.sequence_parallel)) {
+    fail("parallel.tp_overlap",
+         "false unless tp > 1 with sequence_parallel (it pipelines sequence parallelism's all-gathers and "
+         "reduce-scatters with their GEMMs)");
+  }
   if (!(p.bucket_bytes > 0)) fail("parallel.bucket", "expected a positive size");
   if (!p.stage_layers.empty() && !p.chunk_layers.empty()) {
     fail("parallel.chunk_layers", "either stage_layers or chunk_layers, found both");

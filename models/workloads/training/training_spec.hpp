@@ -19,6 +19,12 @@ enum class Recompute {
   kFull,       // keep each layer's input, recompute the whole layer's forward in backward
 };
 
+// How context parallelism exchanges keys and values.
+enum class CpComm {
+  kRing,       // ring attention: K/V blocks passed around the CP ring, hidden behind attention
+  kAllGather,  // Llama 3's: K/V all-gathered before attention, dK/dV reduce-scattered after
+};
+
 enum class Schedule {
   kOneFOneB,     // PipeDream-Flush 1F1B
   kInterleaved,  // Megatron's interleaved 1F1B with virtual_stages model chunks per GPU
@@ -32,6 +38,7 @@ struct ParallelSpec {
   int tp = 1;
   int pp = 1;
   int cp = 1;
+  CpComm cp_comm = CpComm::kRing;
   int ep = 1;                     // expert parallelism, carved out of the data-parallel ranks (ep divides dp)
   int dp = 1;                     // derived: gpus / (tp * pp * cp)
   bool sequence_parallel = true;  // TP with sequence parallelism (reduce-scatter + all-gather)
@@ -52,6 +59,10 @@ struct ParallelSpec {
   bool overlap_grad_reduce = true;   // bucketed gradient reduction overlapped with the last backward
   bool overlap_param_gather = true;  // ZeRO >= 1: parameter all-gather overlapped with the next forward
   bool overlap_p2p = false;          // pipeline sends beside compute (false: the sender waits, as Megatron's 1F1B)
+  // Sequence-parallel all-gathers and reduce-scatters pipelined with their GEMMs in tp chunks
+  // (Transformer Engine userbuffers, Megatron-LM's tp_comm_overlap; tp_overlap.hpp).
+  bool tp_overlap = false;
+  int zero_prefetch = 1;  // ZeRO-3: modules whose parameters are gathered ahead (FSDP's prefetch of 1)
   std::array<Dim, kDims> order{Dim::kTp, Dim::kCp, Dim::kEp, Dim::kPp, Dim::kDp};
 };
 

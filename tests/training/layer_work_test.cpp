@@ -1,0 +1,100 @@
+// What one layer computes under FP8 (Transformer Engine): the linear GEMMs at the FP8 peak,
+// each behind a cast-transpose of its BF16 input (forward) or its incoming gradient (backward);
+// the attention core, the router and the output layer stay in BF16.
+#include "models/workloads/training/layer_work.hpp"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+
+#include "models/compute/roofline.hpp"
+
+using namespace fathom;
+using namespace fathom::train;
+
+namespace {
+
+TrainingSpec llama_like(hw::Precision precision) {
+  TrainingSpec s;
+  s.model.name = "test";
+  s.model.layers = 4;
+  s.model.hidden = 4096;
+  s.model.ffn_hidden = 14336;
+  s.model.heads = 32;
+  s.model.kv_heads = 8;
+  s.model.vocab = 32000;
+  s.model.max_sequence = 4096;
+  s.model.mlp = MlpKind::kSwiGlu;
+  s.model.position = PositionKind::kRotary;
+  s.model.experts = 8;
+  s.model.top_k = 2;
+  s.parallel.tp = 4;
+  s.parallel.sequence_parallel = true;
+  s.gpus = 4;
+  s.sequence = 4096;
+  s.global_batch = 4;
+  s.micro_batch = 1;
+  s.precision = precision;
+  s.flash_attention = false;  // the unfused attention core: two GEMMs that must stay BF16
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("FP8: a cast-transpose of 4 bytes per element in front of every linear GEMM, forward and backward") {
+  const TrainingSpec bf16 = llama_like(hw::Precision::kBf16);
+  const TrainingSpec fp8 = llama_like(hw::Precision::kFp8);
+  const LayerWork a = transformer_layer_work(bf16);
+  const LayerWork b = transformer_layer_work(fp8);
+  auto cast_bytes = [](const Phase& p) {
+    double bytes = 0;
+    int kernels = 0;
+    for (const auto& k : p.kernels) {
+      if (k.name == "fp8_cast_transpose") {
+        bytes += k.bytes;
+        ++kernels;
+      }
+    }
+    return std::pair{bytes, kernels};
+  };
+  CHECK(cast_bytes(a.forward).second == 0);
+  CHECK(cast_bytes(a.backward).second == 0);
+  // Per TP rank: T = 4096 tokens, h = 4096, q = h / 4, kv = 8 / 4 heads x 128, f = 14336 / 4;
+  // experts see T x top_k tokens.
+  const double t = 4096, h = 4096, q = 1024, kv = 256, f = 3584, tx = 2 * t;
+  const double forward_elements = t * h + t * q + tx * h + tx * f;                 // the four GEMMs' inputs
+  const double backward_elements = t * (q + 2 * kv) + t * h + tx * 2 * f + tx * h;  // their outputs' gradients
+  CHECK(cast_bytes(b.forward) == std::pair{4 * forward_elements, 4});
+  CHECK(cast_bytes(b.backward) == std::pair{4 * backward_elements, 4});
+  // Everything else is the BF16 layer's work, kernel for kernel.
+  CHECK(b.forward.kernels.size() == a.forward.kernels.size() + 4);
+  CHECK(b.backward.kernels.size() == a.backward.kernels.size() + 4);
+}
+
+TEST_CASE("FP8: linear GEMMs run at the FP8 peak; attention core, router and logits keep BF16's") {
+  hw::AcceleratorSpec gpu;
+  gpu.name = "test";
+  gpu.peak_flops = {67e12, 494e12, 989e12, 1979e12};
+  gpu.hbm_bytes_per_s = 1e18;  // no kernel is memory-bound here
+  gpu.efficiency.gemm_max = 0.8;
+  gpu.efficiency.kernel_overhead_s = 0;
+  const TrainingSpec fp8 = llama_like(hw::Precision::kFp8);
+  const LayerWork w = transformer_layer_work(fp8);
+  const LayerWork out = output_layer_work(fp8);
+  std::map<std::string, double> rate;  // FLOP/s each GEMM runs at
+  for (const Phase* p : {&w.forward, &out.forward}) {
+    for (const auto& k : p->kernels) {
+      if (k.kind != compute::KernelKind::kGemm) continue;
+      rate[std::string(k.name)] = k.flops / compute::kernel_seconds(gpu, fp8.precision, k);
+    }
+  }
+  for (const char* linear : {"qkv", "attention_projection", "mlp_up", "mlp_down"}) {
+    CAPTURE(linear);
+    CHECK(rate.at(linear) == doctest::Approx(0.8 * 1979e12));
+  }
+  for (const char* kept : {"attention_scores", "attention_values", "router", "logits"}) {
+    CAPTURE(kept);
+    CHECK(rate.at(kept) == doctest::Approx(0.8 * 989e12));
+  }
+}

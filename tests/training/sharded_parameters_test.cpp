@@ -1,0 +1,67 @@
+// Closed forms of the ZeRO-3 / FSDP pass timeline (sharded_parameters.hpp) and of tensor-parallel
+// communication pipelined against its GEMM (tp_overlap.hpp).
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "models/workloads/training/sharded_parameters.hpp"
+#include "models/workloads/training/tp_overlap.hpp"
+
+using namespace fathom::train;
+
+namespace {
+std::vector<ModuleCost> equal(int n, double c, double a, double r) { return std::vector<ModuleCost>(n, {c, a, r}); }
+}  // namespace
+
+TEST_CASE("ZeRO-3 on demand: every gather, module and scatter one after another, L (a + c + r)") {
+  for (int layers : {1, 4, 16}) {
+    CHECK(pass_seconds(equal(layers, 3.0, 1.0, 0.0), 0) == doctest::Approx(layers * 4.0));
+    CHECK(pass_seconds(equal(layers, 3.0, 1.0, 0.5), 0) == doctest::Approx(layers * 4.5));
+  }
+}
+
+TEST_CASE("ZeRO-3 prefetched forward: a + (L - 1) max(a, c) + c, compute- or communication-bound") {
+  for (int layers : {1, 2, 8, 32}) {
+    for (auto [c, a] : {std::pair{3.0, 1.0}, {1.0, 3.0}, {2.0, 2.0}}) {
+      CAPTURE(layers);
+      CAPTURE(c);
+      CAPTURE(a);
+      const double closed = a + (layers - 1) * std::max(a, c) + c;
+      CHECK(pass_seconds(equal(layers, c, a, 0.0), 1) == doctest::Approx(closed));
+      // A deeper prefetch cannot beat the stream's bandwidth or the compute.
+      CHECK(pass_seconds(equal(layers, c, a, 0.0), 3) <= doctest::Approx(closed));
+      CHECK(pass_seconds(equal(layers, c, a, 0.0), 3) >= doctest::Approx(std::max(layers * a + c, a + layers * c)));
+    }
+  }
+}
+
+TEST_CASE("ZeRO-3 prefetched backward: hidden when a + r <= c, communication-bound when not") {
+  // Compute-bound: only the first gather and the last scatter show.
+  CHECK(pass_seconds(equal(10, 5.0, 1.0, 2.0), 1) == doctest::Approx(1.0 + 10 * 5.0 + 2.0));
+  // Communication-bound: the stream carries L (a + r) and the last module's compute still runs.
+  const double bound = pass_seconds(equal(10, 1.0, 2.0, 2.0), 1);
+  CHECK(bound >= 10 * 4.0 - 1e-9);
+  CHECK(bound <= 10 * 4.0 + 1.0 + 2.0 + 1e-9);
+  // Prefetching never makes it slower than gathering on demand.
+  CHECK(bound <= pass_seconds(equal(10, 1.0, 2.0, 2.0), 0) + 1e-9);
+}
+
+TEST_CASE("ZeRO-3 with no communication is the sum of the modules") {
+  CHECK(pass_seconds(equal(7, 2.0, 0.0, 0.0), 1) == doctest::Approx(14.0));
+  CHECK(pass_seconds({}, 1) == 0);
+}
+
+TEST_CASE("TP overlap: c + (n - 1) max(c, g) + g - G exposed for n chunks") {
+  // GEMM longer than the communication: one chunk of the communication shows.
+  CHECK(tp_overlap_exposed_seconds(4.0, 8.0, 8) == doctest::Approx(0.5));
+  // Communication longer: all that the GEMM cannot cover, plus one chunk of GEMM.
+  CHECK(tp_overlap_exposed_seconds(8.0, 4.0, 4) == doctest::Approx(8.0 - 4.0 + 1.0));
+  // Equal: one chunk.
+  CHECK(tp_overlap_exposed_seconds(4.0, 4.0, 4) == doctest::Approx(1.0));
+  // No chunks to pipeline, or nothing to hide behind: all of it.
+  CHECK(tp_overlap_exposed_seconds(4.0, 8.0, 1) == doctest::Approx(4.0));
+  CHECK(tp_overlap_exposed_seconds(4.0, 0.0, 8) == doctest::Approx(4.0));
+  CHECK(tp_overlap_exposed_seconds(0.0, 8.0, 8) == 0);
+  // Never more than without overlap.
+  for (double g : {0.5, 1.0, 2.0, 16.0}) CHECK(tp_overlap_exposed_seconds(3.0, g, 8) <= 3.0 + 1e-12);
+}
