@@ -63,5 +63,25 @@ echo "mean absolute error: catalog ${mae}%, calibrated A100 profile ${mae_cal}% 
 for m in "$mae" "$mae_cal"; do
   if awk -v m="$m" 'BEGIN { exit !(m > 5) }'; then echo "FAILED: mean absolute error $m% above 5%"; failures=$((failures + 1)); fi
 done
+# The same rows as Megatron-LM's SC'21 artifact (examples/sc21/run_table_1.sh) runs them:
+# per-row micro-batch, interleaving and DDP (scenarios/validation/megatron-sc21-artifact/).
+# They ran, so each must simulate (fit in memory); their errors are printed, not held to the
+# limits above: docs/validation.md, "With the artifact's settings", says why.
+artifact="$source_dir/scenarios/validation/megatron-sc21-artifact"
+echo "with the artifact's settings (printed; each must fit):"
+sum_abs_art=0
+rows_art=0
+while IFS=, read -r params heads hidden layers tp pp gpus batch achieved rest; do
+  [ "$params" = "params_billion" ] && continue
+  name="${params%.0}"
+  sim=$(simulate "$artifact/${name}b.yaml" "$name-artifact")
+  if [ -z "$sim" ]; then failures=$((failures + 1)); continue; fi
+  awk -v s="$sim" -v m="$achieved" -v p="$params" 'BEGIN { printf "%8s %10.1f %11.1f %+7.1f%%\n", p, m, s, 100 * (s - m) / m }'
+  sum_abs_art=$(awk -v t="$sum_abs_art" -v s="$sim" -v m="$achieved" 'BEGIN { e = (s - m) / m; print t + (e < 0 ? -e : e) }')
+  rows_art=$((rows_art + 1))
+done < "$csv"
+awk -v t="$sum_abs_art" -v n="$rows_art" \
+  'BEGIN { printf "mean absolute error with the artifact settings: %.2f%% (not asserted)\n", (n > 0 ? 100 * t / n : 0) }'
+
 echo "Megatron SC'21 Table 1: $failures failed"
 [ "$failures" -eq 0 ]
