@@ -74,8 +74,8 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirection
 enum class Routing {
   kEcmpHash,     // by a hash of the flow (Ethernet ECMP): flows to one destination spread out
   kDestination,  // by the destination alone (InfiniBand's static D-mod-K fat-tree routing):
-                 // every flow to one destination takes the same path, and destinations with
-                 // consecutive ids leave a switch on different uplinks
+                 // every flow to one destination takes the same path, and destinations on
+                 // consecutive host ports leave a switch on different uplinks (routing.hpp)
 };
 
 class Topology {
