@@ -1,5 +1,6 @@
 #include "cli/scenario_run.hpp"
 
+#include <cstdio>
 #include <utility>
 
 #include "topologies/cluster.hpp"
@@ -24,6 +25,10 @@ PreparedTraffic prepare_traffic(scenario::Scenario scenario) {
   topo::Router router(p.topology);
   p.routes = net::route_flows(p.topology, router, p.flows, p.scenario.seed);
   return p;
+}
+
+void print_warnings(const topo::TopologySummary& summary) {
+  for (const auto& w : summary.warnings) std::fprintf(stderr, "fathom: warning: %s\n", w.message.c_str());
 }
 
 }  // namespace fathom::cli

@@ -1,5 +1,5 @@
-// What `simulate` and `topology` share: loading a scenario with its --set overrides, and
-// building its topology and traffic flows with their routes.
+// What `simulate` and `topology` share: loading a scenario with its --set overrides, building
+// its topology and traffic flows with their routes, and telling the user what the build warned of.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -33,5 +33,9 @@ struct PreparedTraffic {
 PreparedTraffic prepare_traffic(const ScenarioOptions& options);
 // The same for a scenario already loaded.
 PreparedTraffic prepare_traffic(scenario::Scenario scenario);
+
+// The cluster's warnings (docs/topology.md, "Warnings"), one `fathom: warning: ...` line each on
+// stderr.
+void print_warnings(const topo::TopologySummary& summary);
 
 }  // namespace fathom::cli

@@ -78,6 +78,7 @@ void run_simulate(const SimulateOptions& o) {
   std::printf("scenario: %s (seed %llu)\n", p.scenario.file.c_str(), static_cast<unsigned long long>(p.scenario.seed));
   std::printf("cluster:  %s; bisection %s\n", s.description.c_str(),
               scenario::format_bytes_per_s(s.bisection_bytes_per_s).c_str());
+  print_warnings(s);
   std::printf("workload: traffic, %zu flows, %s in all\n", p.flows.size(),
               scenario::format_bytes(static_cast<std::int64_t>(total_bytes)).c_str());
   std::printf("\n");

@@ -27,6 +27,7 @@ void run_topology(const TopologyOptions& o) {
   const auto& t = p.topology;
   const auto& s = t.summary;
   std::printf("%s\n\n", s.description.c_str());
+  print_warnings(s);
   std::map<std::string, std::size_t> vertices, links;
   for (const auto& v : t.vertices()) ++vertices[std::string(topo::to_string(v.kind))];
   for (const auto& l : t.links()) ++links[std::string(topo::to_string(l.cls))];

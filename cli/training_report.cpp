@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/scenario_run.hpp"
 #include "models/workloads/training/step_model.hpp"
 #include "models/workloads/training/transformer.hpp"
 #include "scenarios/units.hpp"
@@ -145,6 +146,21 @@ void write_json(std::ostream& out, const scenario::Scenario& s, const topo::Topo
   j.value(s.accelerator.name);
   j.key("local_nvme_bytes_per_node");
   j.value(s.cluster.node.local_nvme_bytes);
+  j.key("warnings");
+  j.begin_array();
+  for (const auto& w : topology.summary.warnings) {
+    j.begin_object();
+    j.key("kind");
+    j.value(topo::to_string(w.kind));
+    j.key("tier");
+    j.value(w.tier);
+    j.key("ratio");
+    j.value(w.ratio);
+    j.key("message");
+    j.value(w.message);
+    j.end_object();
+  }
+  j.end_array();
   j.end_object();
   j.key("workload");
   j.begin_object();
@@ -211,6 +227,11 @@ void write_json(std::ostream& out, const scenario::Scenario& s, const topo::Topo
     j.value(st.pipeline_finish.to_seconds());
     j.key("finish_s");
     j.value(st.finish.to_seconds());
+    // The stage's data-parallel collectives end to end, hidden behind compute or not.
+    double data_parallel_s = 0;
+    for (const auto& span : st.dp_spans) data_parallel_s += (span.finish - span.start).to_seconds();
+    j.key("data_parallel_s");
+    j.value(data_parallel_s);
     j.key("breakdown");
     j.begin_object();
     for (const auto& c : components(st.breakdown)) {
@@ -329,6 +350,7 @@ int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
   std::printf("scenario: %s (seed %llu)\n", s.file.c_str(), static_cast<unsigned long long>(s.seed));
   std::printf("cluster:  %d nodes x %d %s; %s\n", s.cluster.nodes, s.cluster.node.gpus, s.accelerator.name.c_str(),
               topology.summary.description.c_str());
+  print_warnings(topology.summary);
   std::printf(
       "workload: train %s (%.1fB parameters) on %d GPUs: TP %d, PP %d%s, DP %d, CP %d, EP %d, ZeRO-%d\n",
       t.model.name.c_str(), train::parameter_count(t.model) / 1e9, t.gpus, t.parallel.tp, t.parallel.pp,

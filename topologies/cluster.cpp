@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -342,6 +343,18 @@ std::string indexed(std::string_view prefix, Count i) {
   return s;
 }
 
+// A line rate in bits per second, as network people write it: "400 Gb/s", "3.2 Tb/s".
+std::string rate_text(double bytes_per_s) {
+  const double bits = bytes_per_s * 8;
+  char buf[32];
+  if (bits >= 1e12) {
+    std::snprintf(buf, sizeof buf, "%.4g Tb/s", bits / 1e12);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g Gb/s", bits / 1e9);
+  }
+  return buf;
+}
+
 std::string plural(Count n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -546,14 +559,59 @@ void summarise(Topology& t, const ClusterSpec& spec, const FabricLayout& L) {
   // Worst switch per tier; a tier with no switch that has both down and up links (the top one,
   // tier 0) stays at 1.0.
   std::vector<double> worst(tiers + 1, 0.0);
+  std::vector<VertexId> worst_switch(tiers + 1, 0);
+  // Leaves with NICs under them, and pods with such a leaf (leaves and pods in build order).
+  std::size_t loaded_leaves = 0;
+  std::vector<char> loaded_pods(static_cast<std::size_t>(std::max(L.pods, 1)), 0);
+  std::size_t leaf_index = 0;
   for (VertexId v = 0; v < t.vertices().size(); ++v) {
     const Vertex& x = t.vertex(v);
-    if (x.kind != VertexKind::kSwitch || up_bytes_per_s[v] <= 0 || down_bytes_per_s[v] <= 0) continue;
-    double& w = worst.at(static_cast<std::size_t>(x.tier));
-    w = std::max(w, down_bytes_per_s[v] / up_bytes_per_s[v]);
+    if (x.kind != VertexKind::kSwitch) continue;
+    if (x.tier == 1) {
+      if (down_bytes_per_s[v] > 0) {
+        ++loaded_leaves;
+        if (L.pods > 0) loaded_pods[leaf_index / static_cast<std::size_t>(L.leaves_per_pod)] = 1;
+      }
+      ++leaf_index;
+    }
+    if (up_bytes_per_s[v] <= 0 || down_bytes_per_s[v] <= 0) continue;
+    const auto tier = static_cast<std::size_t>(x.tier);
+    if (down_bytes_per_s[v] / up_bytes_per_s[v] > worst.at(tier)) {
+      worst[tier] = down_bytes_per_s[v] / up_bytes_per_s[v];
+      worst_switch[tier] = v;
+    }
   }
   for (std::size_t tier = 0; tier <= tiers; ++tier) {
     if (worst[tier] > 0) s.oversubscription_per_tier[tier] = worst[tier];
+  }
+
+  // Warnings. One wire, one rate: the NIC and the NIC-leaf link describe the same cable.
+  if (L.tiers > 0) {
+    const double nic = spec.node.nic_bytes_per_s;
+    const double cable = spec.fabric.tier[0].link_bytes_per_s;
+    if (std::abs(nic - cable) > 1e-9 * std::max(nic, cable)) {
+      s.warnings.push_back({TopologyWarning::Kind::kNicLinkMismatch, 1, nic / cable,
+                            "NIC line rate " + rate_text(nic) + " and NIC-leaf link " + rate_text(cable) +
+                                " differ: the NIC-leaf cables run at " + rate_text(std::min(nic, cable)) +
+                                ", the slower end's rate"});
+    }
+  }
+  // Oversubscription, for tiers that traffic actually leaves upwards: NICs under two leaves or
+  // more (a lone leaf's uplinks carry nothing), for the spines NICs in two pods or more.
+  const std::size_t loaded_pod_count =
+      static_cast<std::size_t>(std::count(loaded_pods.begin(), loaded_pods.end(), char{1}));
+  for (std::size_t tier = 1; tier < tiers; ++tier) {
+    if (worst[tier] <= 1 + 1e-9) continue;
+    if ((tier == 1 ? loaded_leaves : loaded_pod_count) < 2) continue;
+    const VertexId v = worst_switch[tier];
+    const bool leaf = tier == 1;
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.3g:1", worst[tier]);
+    s.warnings.push_back({TopologyWarning::Kind::kOversubscribed, static_cast<int>(tier), worst[tier],
+                          std::string(leaf ? "leaves" : "spines") + " are oversubscribed " + ratio + " (" +
+                              t.vertex(v).name + ": " + rate_text(down_bytes_per_s[v]) + " down to its " +
+                              (leaf ? "NICs" : "leaves") + ", " + rate_text(up_bytes_per_s[v]) + " up to its " +
+                              (leaf ? "spines" : "cores") + ")"});
   }
 
   if (L.tiers == 0) {

@@ -52,6 +52,11 @@
 //                         balanced cut can split the endpoints, leaves and pods evenly, and
 //                         ECMP spreads traffic evenly; part-filled leaves make it an upper bound.
 //                         Without a scale-out fabric: half the GPUs' NVLink capacity.
+//   warnings              a NIC line rate that differs from fabric.tier[0] (kNicLinkMismatch,
+//                         ratio NIC / link); a tier t >= 1 below the top whose worst switch is
+//                         oversubscribed (kOversubscribed, ratio down / up), when traffic leaves
+//                         that tier upwards: NICs under two leaves or more (tier 1), in two pods
+//                         or more (tier 2)
 #pragma once
 
 #include "topologies/cluster_spec.hpp"

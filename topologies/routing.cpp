@@ -1,6 +1,7 @@
 // Router: BFS distance tables keyed on a destination's attachment, ECMP walks over them.
 #include "topologies/routing.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -60,6 +61,80 @@ Router::Router(const Topology& topology, std::size_t table_budget_bytes)
       in_arcs_.push_back(Arc{link.from, l, link.cls == LinkClass::kPcie});
       if (link.cls == LinkClass::kPcie) pcie_in_[v] = 1;
     }
+  }
+  number_destinations();
+}
+
+// D-mod-K numbering, from the wiring alone. Leaves are the tier-1 switches in the order they were
+// built (leaf0, leaf1, ...); a host's port is its place among its leaf's endpoint in-links, in
+// LinkId order (the order the builder cabled them); H is the most host ports any leaf has.
+void Router::number_destinations() {
+  const std::size_t n = forwards_.size();
+  tier_.assign(n, -1);
+  std::int32_t top = 1;
+  for (VertexId v = 0; v < n; ++v) {
+    const Vertex& x = topo_.vertex(v);
+    if (x.kind == VertexKind::kSwitch) {
+      tier_[v] = std::max(x.tier, 0);
+      top = std::max(top, tier_[v]);
+    }
+  }
+  auto is_endpoint = [&](VertexId v) {
+    const VertexKind kind = topo_.vertex(v).kind;
+    return kind != VertexKind::kSwitch && kind != VertexKind::kNvSwitch;
+  };
+  // Up ports per switch of each tier (the most any switch of the tier has), then
+  // tier_divisor_[l] = the product of those of tiers 1 .. l-1.
+  std::vector<std::uint64_t> up_ports(static_cast<std::size_t>(top) + 1, 1);
+  std::uint64_t host_ports = 1;
+  for (VertexId v = 0; v < n; ++v) {
+    if (tier_[v] < 1) continue;
+    std::uint64_t up = 0;
+    for (std::uint32_t i = out_begin_[v]; i < out_begin_[v + 1]; ++i)
+      up += tier_[out_arcs_[i].other] > tier_[v] ? 1 : 0;
+    auto& most = up_ports[static_cast<std::size_t>(tier_[v])];
+    most = std::max(most, up);
+    if (tier_[v] == 1) {
+      std::uint64_t hosts = 0;
+      for (std::uint32_t i = in_begin_[v]; i < in_begin_[v + 1]; ++i) hosts += is_endpoint(in_arcs_[i].other) ? 1 : 0;
+      host_ports = std::max(host_ports, hosts);
+    }
+  }
+  // Saturating, so that no made-up graph of many tiers wraps a divisor round to zero.
+  constexpr std::uint64_t kMaxDivisor = std::uint64_t{1} << 62;
+  tier_divisor_.assign(static_cast<std::size_t>(top) + 1, 1);
+  for (std::size_t l = 2; l < tier_divisor_.size(); ++l) {
+    const std::uint64_t below = tier_divisor_[l - 1];
+    tier_divisor_[l] = below > kMaxDivisor / up_ports[l - 1] ? kMaxDivisor : below * up_ports[l - 1];
+  }
+
+  constexpr std::uint64_t kUnset = ~std::uint64_t{0};
+  destination_index_.assign(n, kUnset);
+  std::uint64_t leaf = 0;
+  for (VertexId v = 0; v < n; ++v) {
+    if (tier_[v] != 1) continue;
+    std::uint64_t port = 0;
+    for (std::uint32_t i = in_begin_[v]; i < in_begin_[v + 1]; ++i) {
+      const VertexId host = in_arcs_[i].other;
+      if (!is_endpoint(host)) continue;
+      if (destination_index_[host] == kUnset) destination_index_[host] = leaf * host_ports + port;
+      ++port;
+    }
+    ++leaf;
+  }
+  // An endpoint off the fabric takes the index of the first host it is cabled behind (a GPU: its
+  // NIC); anything else (a switch, where no host route ends) its own id.
+  const std::vector<std::uint64_t> hosts = destination_index_;
+  for (VertexId v = 0; v < n; ++v) {
+    if (hosts[v] != kUnset) continue;
+    std::uint64_t index = v;
+    for (std::uint32_t i = in_begin_[v]; i < in_begin_[v + 1] && is_endpoint(v); ++i) {
+      if (hosts[in_arcs_[i].other] != kUnset) {
+        index = hosts[in_arcs_[i].other];
+        break;
+      }
+    }
+    destination_index_[v] = index;
   }
 }
 
@@ -158,8 +233,25 @@ void Router::candidates(const Target& t, VertexId at, bool via_pcie, std::uint32
   }
 }
 
+std::uint64_t Router::destination_index(VertexId v) const {
+  if (v >= destination_index_.size()) {
+    throw std::invalid_argument("Router: vertex id " + std::to_string(v) + " does not exist (the topology has " +
+                                std::to_string(destination_index_.size()) + " vertices)");
+  }
+  return destination_index_[v];
+}
+
+std::uint64_t Router::dmodk_divisor(VertexId at, VertexId next) const {
+  const std::int32_t tier = tier_[at];
+  if (tier < 1) return 1;
+  // Up from tier l: digit l; down from tier l: the digit the same destination used going up
+  // from tier l - 1, so parallel cables down mirror the way up from the destination's side.
+  const std::int32_t digit = tier_[next] > tier ? tier : tier - 1;
+  return tier_divisor_[static_cast<std::size_t>(digit)];
+}
+
 const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64_t flow_hash) {
-  return route(src, dst, flow_hash, dst);
+  return route(src, dst, flow_hash, dst < destination_index_.size() ? destination_index_[dst] : dst);
 }
 
 const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64_t flow_hash,
@@ -182,8 +274,10 @@ const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64
       candidates(t, at, via_pcie, dist, scratch_);
       // Cannot happen: the BFS gave `at` its distance through one of these very arcs.
       if (scratch_.empty()) throw std::logic_error("Router: no shortest continuation at " + topo_.vertex(at).name);
-      // D-mod-K: the destination's id picks the branch, the same at every hop.
-      const std::uint64_t branch = by_destination ? destination_key : ecmp_mix(flow_hash, hop);
+      // D-mod-K: a digit of the destination's index picks the branch (Routing::kDestination).
+      const std::uint64_t branch = by_destination
+                                       ? destination_key / dmodk_divisor(at, out_arcs_[scratch_.front()].other)
+                                       : ecmp_mix(flow_hash, hop);
       const Arc& pick = out_arcs_[scratch_[branch % scratch_.size()]];
       path.push_back(pick.link);
       at = pick.other;

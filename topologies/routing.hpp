@@ -9,6 +9,15 @@
 //     A flow's route is a pure function of (src, dst, flow_hash): deterministic, and the same
 //     for every thread, run and partitioning. Nothing reacts to load (no adaptive routing,
 //     no flowlets, no packet spraying).
+//   - D-mod-K (Topology::routing == Routing::kDestination), InfiniBand's static fat-tree
+//     routing: the flow hash is ignored and the destination's index d (destination_index())
+//     picks every branch. d numbers the fabric's host ports: leaf index x H + port on the leaf,
+//     leaves being the tier-1 switches in the order they were built, ports a leaf's endpoint
+//     in-links in LinkId order, H the most host ports any leaf has; a GPU takes its NIC's d.
+//     Going up from a switch of tier l the flow takes candidate floor(d / W(l)) mod count,
+//     W(l) = the product of the up-port counts of tiers 1 .. l-1 (1 at the leaves); going down
+//     from tier l, floor(d / W(l - 1)) mod count (only parallel cables give a choice there).
+//     On a non-blocking fat-tree a shift permutation then puts at most one flow on every link.
 //   - Only switches, NVSwitch planes and NICs forward. A GPU, CPU or storage endpoint is only
 //     ever the first or last vertex of a route, and a NIC never turns a flow from one PCIe
 //     link onto another (two GPUs sharing a NIC talk over NVLink, not through the NIC).
@@ -50,9 +59,15 @@ class Router {
   // (or a vertex id does not exist). The reference stays valid until clear_routes() or the
   // Router's end.
   const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash);
-  // The same, for a route that is one leg of a longer one: with destination routing the branch
-  // at every hop is chosen by `destination_key` (the final destination's id) instead of dst.
+  // The same, for a route that is one leg of a longer one: with destination routing the branches
+  // are picked by `destination_key`, the final destination's destination_index() (in the
+  // topology that holds it), instead of dst's. Routes are cached per (src, dst, key).
   const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key);
+
+  // The index that D-mod-K routing reads for routes ending at v: a host's fabric port index
+  // (leaf x H + port), for an endpoint behind a host (a GPU) its first host's, for anything
+  // else (a switch) v itself. Throws std::invalid_argument for an unknown vertex.
+  std::uint64_t destination_index(VertexId v) const;
 
   // The ECMP candidates of a flow's first hop from src towards dst, in LinkId order: every
   // out-link of src that starts a shortest route. Empty if src == dst; throws like route().
@@ -101,6 +116,10 @@ class Router {
   void candidates(const Target& t, VertexId at, bool via_pcie, std::uint32_t dist,
                   std::vector<std::uint32_t>& out) const;
   [[noreturn]] void unreachable(VertexId src, VertexId dst) const;
+  void number_destinations();
+  // D-mod-K: what the destination index is divided by before `mod count` at `at`, the next hop
+  // being `next` (either candidate: they all lead up, or all down).
+  std::uint64_t dmodk_divisor(VertexId at, VertexId next) const;
 
   const Topology& topo_;
   std::size_t table_budget_bytes_;
@@ -118,10 +137,13 @@ class Router {
   std::vector<Arc> out_arcs_;
   std::vector<std::uint32_t> in_begin_;
   std::vector<Arc> in_arcs_;
-  std::vector<std::uint8_t> forwards_;  // per vertex: forwards(kind)
-  std::vector<std::uint8_t> pcie_in_;   // per vertex: has a PCIe in-link (can be in state 1)
-  std::vector<std::uint32_t> queue_;    // BFS scratch, reused
-  std::vector<std::uint32_t> scratch_;  // candidate arcs, reused
+  std::vector<std::uint8_t> forwards_;            // per vertex: forwards(kind)
+  std::vector<std::uint8_t> pcie_in_;             // per vertex: has a PCIe in-link (can be in state 1)
+  std::vector<std::int32_t> tier_;                // per vertex: a switch's tier, -1 for anything else
+  std::vector<std::uint64_t> tier_divisor_;       // [l]: W(l) of D-mod-K, the product of up ports of tiers < l
+  std::vector<std::uint64_t> destination_index_;  // per vertex: destination_index()
+  std::vector<std::uint32_t> queue_;              // BFS scratch, reused
+  std::vector<std::uint32_t> scratch_;            // candidate arcs, reused
 };
 
 }  // namespace fathom::topo

@@ -72,6 +72,16 @@ std::string_view to_string(LinkClass cls) {
   return "unknown";
 }
 
+std::string_view to_string(TopologyWarning::Kind kind) {
+  switch (kind) {
+    case TopologyWarning::Kind::kNicLinkMismatch:
+      return "nic-link-mismatch";
+    case TopologyWarning::Kind::kOversubscribed:
+      return "oversubscribed";
+  }
+  return "unknown";
+}
+
 std::string to_string(const TopologySummary& summary) {
   std::ostringstream out;
   out << summary.description << "\n";
@@ -85,6 +95,7 @@ std::string to_string(const TopologySummary& summary) {
     out << "\n";
   }
   out << "  bisection: " << format_rate(summary.bisection_bytes_per_s) << " one way\n";
+  for (const auto& w : summary.warnings) out << "  warning: " << w.message << "\n";
   return out.str();
 }
 

@@ -53,6 +53,22 @@ struct Link {
   std::string name;  // "from->to"
 };
 
+// Something about a built cluster that a user should hear before trusting its figures: the
+// builder found it, the CLI prints it ("fathom: warning: ...") and the JSON report carries it.
+struct TopologyWarning {
+  enum class Kind {
+    kNicLinkMismatch,  // node.nic_bytes_per_s and fabric.tier[0] differ; the cable runs at the slower
+    kOversubscribed,   // a switch tier's worst switch has less capacity up than down
+  };
+  Kind kind = Kind::kOversubscribed;
+  int tier = 1;         // the switch tier concerned (1: leaves and their NIC-leaf cables)
+  double ratio = 1;     // kOversubscribed: down / up capacity; kNicLinkMismatch: NIC rate / link rate
+  std::string message;  // one line, no "warning:" prefix
+};
+
+// "nic-link-mismatch", "oversubscribed": the names the JSON report writes.
+std::string_view to_string(TopologyWarning::Kind kind);
+
 // What a builder made: the counts the cost model prices and the figures a user checks.
 struct TopologySummary {
   std::string description;                        // one line, e.g. "2-tier fat-tree, 32 leaves x 32 hosts, 8 spines"
@@ -61,9 +77,11 @@ struct TopologySummary {
   std::size_t endpoints = 0;                      // GPUs, NICs, CPUs and storage endpoints
   double bisection_bytes_per_s = 0;               // one direction, across the worst balanced cut of the fabric
   std::vector<double> oversubscription_per_tier;  // down/up capacity ratio per switch tier (1.0 = non-blocking)
+  std::vector<TopologyWarning> warnings;          // in tier order; empty when nothing is amiss
 };
 
-// A few lines for a terminal: the description, then per tier switches, cables and oversubscription.
+// A few lines for a terminal: the description, then per tier switches, cables and oversubscription,
+// then one line per warning.
 std::string to_string(const TopologySummary& summary);
 
 // Boost.Graph view: vertex descriptors are VertexIds, each edge carries its LinkId.
@@ -74,8 +92,8 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirection
 enum class Routing {
   kEcmpHash,     // by a hash of the flow (Ethernet ECMP): flows to one destination spread out
   kDestination,  // by the destination alone (InfiniBand's static D-mod-K fat-tree routing):
-                 // every flow to one destination takes the same path, and destinations with
-                 // consecutive ids leave a switch on different uplinks
+                 // every flow to one destination takes the same path, and destinations on
+                 // consecutive host ports leave a switch on different uplinks (routing.hpp)
 };
 
 class Topology {

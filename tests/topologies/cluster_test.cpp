@@ -465,3 +465,68 @@ TEST_CASE("resized_cluster: the same system at any node count, counts re-derived
   CHECK(resized_cluster(tray, 19).nodes == 36);
   CHECK(build_cluster(resized_cluster(tray, 2)).summary.switches_per_tier[0] == 18);
 }
+
+TEST_CASE("one wire, one rate: a 100 Gb/s NIC under a 400 Gb/s leaf link gives 100 Gb/s cables and a warning") {
+  ClusterSpec spec = dgx_cluster(4);
+  spec.fabric.hosts_per_leaf = 16;  // 2 leaves, so the uplinks carry traffic
+  spec.fabric.spines = 16;
+  spec.node.nic_bytes_per_s = 12.5e9;
+  const Topology t = build_cluster(spec);
+  for (const Link& l : t.links()) {
+    if (l.cls == LinkClass::kHostLeaf) CHECK(l.bytes_per_s == 12.5e9);
+  }
+  REQUIRE(t.summary.warnings.size() == 1);
+  const TopologyWarning& w = t.summary.warnings.front();
+  CHECK(w.kind == TopologyWarning::Kind::kNicLinkMismatch);
+  CHECK(to_string(w.kind) == "nic-link-mismatch");
+  CHECK(w.tier == 1);
+  CHECK(w.ratio == doctest::Approx(0.25));
+  CHECK(w.message ==
+        "NIC line rate 100 Gb/s and NIC-leaf link 400 Gb/s differ: the NIC-leaf cables run at 100 Gb/s, the "
+        "slower end's rate");
+  CHECK(to_string(t.summary).find("  warning: NIC line rate 100 Gb/s") != std::string::npos);
+  // The other way round too: an 800 Gb/s NIC on a 400 Gb/s port runs at 400.
+  spec.node.nic_bytes_per_s = 100e9;
+  const Topology fast = build_cluster(spec);
+  for (const Link& l : fast.links()) {
+    if (l.cls == LinkClass::kHostLeaf) CHECK(l.bytes_per_s == 50e9);
+  }
+  REQUIRE(fast.summary.warnings.size() == 1);
+  CHECK(fast.summary.warnings.front().ratio == doctest::Approx(2.0));
+  // Matching rates: no warning.
+  spec.node.nic_bytes_per_s = 50e9;
+  CHECK(build_cluster(spec).summary.warnings.empty());
+  CHECK(build_cluster(example_fabric()).summary.warnings.empty());
+}
+
+TEST_CASE("an oversubscribed tier that traffic leaves upwards is a warning with its ratio") {
+  // Radix 64 at 3:1: 48 NICs down, 16 spines up per leaf.
+  const Topology t = build_cluster(radix_fabric(96, 2, 64, 3.0));
+  REQUIRE(t.summary.warnings.size() == 1);
+  const TopologyWarning& w = t.summary.warnings.front();
+  CHECK(w.kind == TopologyWarning::Kind::kOversubscribed);
+  CHECK(to_string(w.kind) == "oversubscribed");
+  CHECK(w.tier == 1);
+  CHECK(w.ratio == doctest::Approx(3.0));
+  CHECK(w.message == "leaves are oversubscribed 3:1 (leaf0: 19.2 Tb/s down to its NICs, 6.4 Tb/s up to its spines)");
+
+  // The spines of a 3-tier fabric: k = 8 with one core per spine instead of four.
+  ClusterSpec cores = radix_fabric(128, 3, 8);
+  cores.fabric.cores = 4;
+  const Topology c = build_cluster(cores);
+  REQUIRE(c.summary.warnings.size() == 1);
+  CHECK(c.summary.warnings.front().tier == 2);
+  CHECK(c.summary.warnings.front().ratio == doctest::Approx(4.0));
+  CHECK(c.summary.warnings.front().message.rfind("spines are oversubscribed 4:1 (spine0.0: ", 0) == 0);
+
+  // Two DGX nodes on one leaf with 4 uplinks: 4:1 on paper, but nothing leaves the leaf.
+  const Topology lone = build_cluster(dgx_cluster(2));
+  CHECK(lone.summary.oversubscription_per_tier[1] == doctest::Approx(4.0));
+  CHECK(lone.summary.warnings.empty());
+  // One pod of a 3-tier fabric: its spines' core links carry nothing either.
+  ClusterSpec pod = cores;
+  pod.nodes = 16;
+  const Topology one_pod = build_cluster(pod);
+  CHECK(one_pod.summary.oversubscription_per_tier[2] == doctest::Approx(4.0));
+  CHECK(one_pod.summary.warnings.empty());
+}

@@ -308,7 +308,112 @@ TEST_CASE("D-mod-K: every flow to one destination takes one spine; consecutive d
   std::set<std::string> spines;
   for (int i = 0; i < 8; ++i) spines.insert(spine_of(t.at(nic(static_cast<std::uint64_t>(i))), t.at(nic(32 + i)), 99));
   CHECK(spines.size() == 8);
-  // A leg of a longer route branches by the final destination's key.
+  // The index is the host port: leaf x 32 + port, here the node number.
+  CHECK(router.destination_index(dst) == 1023);
+  CHECK(router.destination_index(t.at(nic(37))) == 37);
+  // A leg of a longer route branches by the final destination's index.
   const VertexId leaf = t.link(t.out_links(dst).front()).to;
-  CHECK(t.link(router.route(t.at(nic(0)), leaf, 5, dst)[1]).to == t.link(router.route(t.at(nic(0)), dst, 5)[1]).to);
+  CHECK(t.link(router.route(t.at(nic(0)), leaf, 5, router.destination_index(dst))[1]).to ==
+        t.link(router.route(t.at(nic(0)), dst, 5)[1]).to);
+}
+
+namespace {
+
+// The most flows any one switch-to-switch link carries in one shift permutation, over every
+// shift: node i's j-th endpoint of `kind` sends to node (i + k) mod N's j-th, for every
+// k in 1..N-1 (the flows of one k run together). Up links (towards a higher tier) and down links
+// apart.
+struct ShiftLoad {
+  int up = 0;
+  int down = 0;
+  std::size_t flows = 0;
+};
+
+ShiftLoad worst_shift_load(const Topology& t, VertexKind kind) {
+  Router router(t);
+  std::map<std::int32_t, std::vector<VertexId>> by_node;
+  for (VertexId v = 0; v < t.vertices().size(); ++v) {
+    if (t.vertex(v).kind == kind) by_node[t.vertex(v).node].push_back(v);
+  }
+  std::vector<std::vector<VertexId>> nodes;
+  for (auto& [node, endpoints] : by_node) nodes.push_back(std::move(endpoints));
+  const std::size_t n = nodes.size();
+  ShiftLoad worst;
+  std::vector<int> load(t.links().size(), 0);
+  for (std::size_t k = 1; k < n; ++k) {
+    std::fill(load.begin(), load.end(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < nodes[i].size(); ++j) {
+        const auto& r = router.route(nodes[i][j], nodes[(i + k) % n][j], i * 1000 + j);
+        ++worst.flows;
+        for (LinkId l : r) {
+          const Link& link = t.link(l);
+          if (link.cls != LinkClass::kLeafSpine && link.cls != LinkClass::kSpineCore) continue;
+          const bool up = t.vertex(link.from).tier < t.vertex(link.to).tier;
+          int& most = up ? worst.up : worst.down;
+          most = std::max(most, ++load[l]);
+        }
+      }
+    }
+    router.clear_routes();
+  }
+  return worst;
+}
+
+// DGX-like nodes (8 GPUs, 8 NICs) on a non-blocking fabric whose counts derive from `radix`.
+ClusterSpec dgx_on_radix(int nodes, int tiers, int radix, FabricKind kind = FabricKind::kFatTree) {
+  ClusterSpec spec;
+  spec.nodes = nodes;
+  spec.fabric.kind = kind;
+  spec.fabric.tiers = tiers;
+  spec.fabric.radix = radix;
+  spec.fabric.tier.assign(static_cast<std::size_t>(tiers), TierSpec{50e9, 600});
+  spec.fabric.destination_routing = true;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("D-mod-K on non-blocking fat-trees: every shift permutation puts at most one flow on each link") {
+  struct Case {
+    std::string name;
+    ClusterSpec spec;
+    VertexKind endpoint;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"2-tier, 32 DGX nodes, radix 32 (16 leaves x 16, 16 spines), GPU to GPU", dgx_on_radix(32, 2, 32),
+                   VertexKind::kGpu});
+  cases.push_back({"the same, NIC to NIC", dgx_on_radix(32, 2, 32), VertexKind::kNic});
+  ClusterSpec doubled = dgx_on_radix(32, 2, 32);
+  doubled.fabric.links_per_leaf_spine = 2;
+  cases.push_back({"2-tier, 2 cables per leaf-spine pair (8 spines), GPU to GPU", doubled, VertexKind::kGpu});
+  ClusterSpec k8 = k_ary_3_tier(8);
+  k8.fabric.destination_routing = true;
+  cases.push_back({"3-tier k-ary, k = 8: 128 single-NIC hosts", k8, VertexKind::kNic});
+  cases.push_back(
+      {"3-tier, 128 DGX nodes, radix 16 (16 pods, 64 cores), GPU to GPU", dgx_on_radix(128, 3, 16), VertexKind::kGpu});
+  cases.push_back({"rail-optimised, 64 DGX nodes, radix 32 (8 rails x 4 leaves, 16 spines), GPU to GPU",
+                   dgx_on_radix(64, 2, 32, FabricKind::kRailOptimized), VertexKind::kGpu});
+  for (const auto& c : cases) {
+    CAPTURE(c.name);
+    const Topology t = build_cluster(c.spec);
+    for (double o : t.summary.oversubscription_per_tier) REQUIRE(o == doctest::Approx(1.0));
+    const ShiftLoad load = worst_shift_load(t, c.endpoint);
+    MESSAGE(c.name << ": " << load.flows << " flows; most flows on one link: " << load.up << " up, " << load.down
+                   << " down");
+    CHECK(load.up == 1);
+    CHECK(load.down == 1);
+  }
+  // The index counts host ports by leaf and port, not vertex ids: on the rail-optimised fabric
+  // (32 host ports per leaf, 2 leaves per rail) n40.nic5 is port 8 of leaf 5 x 2 + 1, and its GPU
+  // takes its index.
+  const Topology rails = build_cluster(rail_cluster(64));
+  const Router numbered(rails);
+  CHECK(numbered.destination_index(rails.at("n40.nic5")) == 11 * 32 + 8);
+  CHECK(numbered.destination_index(rails.at("n40.gpu5")) == 11 * 32 + 8);
+  CHECK(numbered.destination_index(rails.at("n0.gpu0")) == 0);
+  // The check can fail: ECMP's per-flow hash does collide on the same fabric.
+  ClusterSpec ecmp = dgx_on_radix(32, 2, 32);
+  ecmp.fabric.destination_routing = false;
+  CHECK(worst_shift_load(build_cluster(ecmp), VertexKind::kGpu).up > 1);
 }

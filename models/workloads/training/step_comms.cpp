@@ -94,14 +94,17 @@ std::vector<topo::LinkId> StepComms::route(const FlowPair& flow, std::uint64_t h
           ++fabric_out;
         }
       }
+      // D-mod-K branches by the destination NIC's host port, which the switch-only fabric_ cannot
+      // number itself.
+      const std::uint64_t key = router_.destination_index(nic);
       if (fabric_in == 1 && fabric_out == 1 && fabric_vertex_[t.link(*first).to] != kNone &&
           fabric_vertex_[target] != kNone) {
         path.push_back(*first);
-        for (auto l : fabric_router_->route(fabric_vertex_[t.link(*first).to], fabric_vertex_[target], hash, dst)) {
+        for (auto l : fabric_router_->route(fabric_vertex_[t.link(*first).to], fabric_vertex_[target], hash, key)) {
           path.push_back(fabric_link_[l]);
         }
       } else {
-        const auto& middle = router_.route(src_nic, target, hash, dst);
+        const auto& middle = router_.route(src_nic, target, hash, key);
         path.insert(path.end(), middle.begin(), middle.end());
       }
       if (fabric_in == 1) path.push_back(*last);
