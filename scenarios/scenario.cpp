@@ -285,6 +285,11 @@ void read_parallel(Scenario& s, MapReader p) {
   if (par.schedule == train::Schedule::kOneFOneB && par.virtual_stages != 1) {
     p.fail("virtual_stages", "1 with schedule: 1f1b (virtual stages need schedule: interleaved)");
   }
+  if (par.schedule == train::Schedule::kInterleaved && par.virtual_stages < 2) {
+    // One chunk per stage is the plain 1F1B schedule: an interleaved run without virtual_stages
+    // would silently be simulated with 1F1B's larger bubble.
+    p.fail("virtual_stages", "at least 2 with schedule: interleaved (1 chunk per stage is schedule: 1f1b)");
+  }
   par.zero_stage = p.non_negative_int("zero", par.zero_stage);
   par.bucket_bytes =
       static_cast<double>(p.bytes("bucket", static_cast<std::int64_t>(par.bucket_bytes), Sign::kPositive));

@@ -92,6 +92,8 @@ base '    pp: 4' '    pp: 4\n    chunk_layers: [20, 20, 20, 21]' >"$tmp/chunks.y
 bad "chunk layers not summing to the model's" "$tmp/chunks.yaml" 'workload.parallel.chunk_layers'
 base '    pp: 4' '    pp: 4\n    stage_layers: [20, 20, 20, 20]\n    embedding_in_split: true' >"$tmp/split.yaml"
 bad "embedding_in_split with a listed layout" "$tmp/split.yaml" 'workload.parallel.embedding_in_split'
+base '    pp: 4' '    pp: 4\n    schedule: interleaved' >"$tmp/interleaved.yaml"
+bad "interleaved without virtual stages" "$tmp/interleaved.yaml" 'workload.parallel.virtual_stages'
 # A layout Megatron-LM and Llama 3 use runs: the embedding and the loss counted in the split.
 out=$("$fathom" simulate "$pilot" --set workload.parallel.embedding_in_split=true \
   --set workload.parallel.loss_in_split=true 2>&1); rc=$?
