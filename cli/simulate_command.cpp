@@ -126,8 +126,6 @@ void add_simulate_command(CLI::App& app) {
                   "write every change of a link's load over time (CSV: time_s,link,bytes_per_s,utilisation)");
   cmd->add_option("--json", options->training.json, "training: write the full report as JSON (docs/report.md)");
   cmd->add_option("--trace", options->training.trace, "training: write a Chrome trace of one step (Perfetto)");
-  cmd->add_option("--threads", options->training.threads, "worker threads (default: all cores)")
-      ->check(CLI::Range(1, 1024));
   cmd->add_option("--seed", options->seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
   cmd->callback([options] { run_simulate(*options); });
 }

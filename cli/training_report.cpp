@@ -1,12 +1,9 @@
 #include "cli/training_report.hpp"
 
-#include <oneapi/tbb/global_control.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <memory>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -338,11 +335,6 @@ void write_trace(std::ostream& out, const topo::Topology& topology, const train:
 }  // namespace
 
 int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
-  std::unique_ptr<tbb::global_control> threads;
-  if (o.threads > 0) {
-    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                    static_cast<std::size_t>(o.threads));
-  }
   const train::TrainingSpec& t = s.training;
   const train::TrainingResult r = train::simulate_training_step(t, s.accelerator, s.cluster, s.collectives, s.seed);
   const topo::Topology topology = topo::build_cluster(s.cluster);

@@ -12,7 +12,6 @@ namespace fathom::cli {
 struct TrainingOutputs {
   std::string json;   // --json (or the scenario's output.json)
   std::string trace;  // --trace (or output.trace)
-  int threads = 0;    // --threads (0: all cores)
 };
 
 // Returns the exit code: kExitOk, or kExitFailedExpectation when an expectation fails. A
