@@ -7,10 +7,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/csv_outputs.hpp"
+#include "cli/output_file.hpp"
 #include "cli/scenario_run.hpp"
 #include "cli/training_report.hpp"
 #include "scenarios/units.hpp"
-#include "sim/output/atomic_file.hpp"
 #include "sim/simulation.hpp"
 #include "sim/stats/histogram.hpp"
 
@@ -74,42 +74,46 @@ void run_simulate(const SimulateOptions& o) {
       busiest = l;
     }
   }
+  // With an output on standard output ("-") the human report moves to standard error.
+  const int to_stdout =
+      (is_stdout(o.flows_out) ? 1 : 0) + (is_stdout(o.links_out) ? 1 : 0) + (is_stdout(o.link_timeline) ? 1 : 0);
+  if (to_stdout > 1) throw std::invalid_argument("only one of --flows-out, --links-out and --link-timeline can be -");
+  std::FILE* out = to_stdout > 0 ? stderr : stdout;
   const auto& s = p.topology.summary;
-  std::printf("scenario: %s (seed %llu)\n", p.scenario.file.c_str(), static_cast<unsigned long long>(p.scenario.seed));
-  std::printf("cluster:  %s; bisection %s\n", s.description.c_str(),
-              scenario::format_bytes_per_s(s.bisection_bytes_per_s).c_str());
+  std::fprintf(out, "scenario: %s (seed %llu)\n", p.scenario.file.c_str(),
+               static_cast<unsigned long long>(p.scenario.seed));
+  std::fprintf(out, "cluster:  %s; bisection %s\n", s.description.c_str(),
+               scenario::format_bytes_per_s(s.bisection_bytes_per_s).c_str());
   print_warnings(s);
-  std::printf("workload: traffic, %zu flows, %s in all\n", p.flows.size(),
-              scenario::format_bytes(static_cast<std::int64_t>(total_bytes)).c_str());
-  std::printf("\n");
+  std::fprintf(out, "workload: traffic, %zu flows, %s in all\n", p.flows.size(),
+               scenario::format_bytes(static_cast<std::int64_t>(total_bytes)).c_str());
+  std::fprintf(out, "\n");
   if (!p.flows.empty()) {
-    std::printf("  makespan                 %s\n", ms(r.makespan.to_seconds()).c_str());
-    std::printf("  flow completion time     mean %s, p50 %s, p99 %s, max %s\n", ms(fct.mean()).c_str(),
-                ms(fct.p50()).c_str(), ms(fct.p99()).c_str(), ms(fct.max()).c_str());
+    std::fprintf(out, "  makespan                 %s\n", ms(r.makespan.to_seconds()).c_str());
+    std::fprintf(out, "  flow completion time     mean %s, p50 %s, p99 %s, max %s\n", ms(fct.mean()).c_str(),
+                 ms(fct.p50()).c_str(), ms(fct.p99()).c_str(), ms(fct.max()).c_str());
     if (r.makespan > sim::SimTime::zero()) {
-      std::printf("  aggregate throughput     %s over the makespan\n",
-                  scenario::format_bytes_per_s(total_bytes / r.makespan.to_seconds()).c_str());
+      std::fprintf(out, "  aggregate throughput     %s over the makespan\n",
+                   scenario::format_bytes_per_s(total_bytes / r.makespan.to_seconds()).c_str());
       const auto& l = p.topology.link(static_cast<topo::LinkId>(busiest));
-      std::printf("  busiest link             %s, %.1f%% utilised over the makespan\n", l.name.c_str(),
-                  100.0 * r.link_bytes[busiest] / (l.bytes_per_s * r.makespan.to_seconds()));
+      std::fprintf(out, "  busiest link             %s, %.1f%% utilised over the makespan\n", l.name.c_str(),
+                   100.0 * r.link_bytes[busiest] / (l.bytes_per_s * r.makespan.to_seconds()));
     }
   }
-  std::printf("  events                   %llu (max-min re-ratings %llu, flows re-rated %llu)\n",
-              static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.component_updates),
-              static_cast<unsigned long long>(r.flow_rerates));
-  std::printf("\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
+  std::fprintf(out, "  events                   %llu (max-min re-ratings %llu, flows re-rated %llu)\n",
+               static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.component_updates),
+               static_cast<unsigned long long>(r.flow_rerates));
+  std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
 
   if (!o.flows_out.empty()) {
-    sim::write_file_atomically(o.flows_out,
-                               [&](std::ostream& out) { write_flows_csv(out, p.topology, p.flows, r.flows); });
+    write_output(o.flows_out, [&](std::ostream& out) { write_flows_csv(out, p.topology, p.flows, r.flows); });
   }
   if (!o.links_out.empty()) {
-    sim::write_file_atomically(
-        o.links_out, [&](std::ostream& out) { write_link_usage_csv(out, p.topology, r.link_bytes, r.makespan); });
+    write_output(o.links_out,
+                 [&](std::ostream& out) { write_link_usage_csv(out, p.topology, r.link_bytes, r.makespan); });
   }
   if (!o.link_timeline.empty()) {
-    sim::write_file_atomically(o.link_timeline,
-                               [&](std::ostream& out) { write_link_timeline_csv(out, p.topology, r.link_loads); });
+    write_output(o.link_timeline, [&](std::ostream& out) { write_link_timeline_csv(out, p.topology, r.link_loads); });
   }
   std::fprintf(stderr, "wall clock: %.3f s\n", wall_s);
 }

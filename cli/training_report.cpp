@@ -5,13 +5,14 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "cli/output_file.hpp"
 #include "cli/scenario_run.hpp"
 #include "models/workloads/training/step_model.hpp"
 #include "models/workloads/training/transformer.hpp"
 #include "scenarios/units.hpp"
-#include "sim/output/atomic_file.hpp"
 #include "sim/output/json_writer.hpp"
 #include "sim/simulation.hpp"
 #include "sim/trace/chrome_trace.hpp"
@@ -332,29 +333,53 @@ void write_trace(std::ostream& out, const topo::Topology& topology, const train:
   trace.write(out);
 }
 
+// `actual` in the unit its criterion was written in: the criterion's value over the number
+// written gives the unit's size (">= 45%": 0.01, "<= 80GB": 1e9, "<= 2h": 3600).
+std::string in_written_unit(double actual, const scenario::Expectation& e) {
+  const std::size_t begin = e.text.find_first_of("0123456789.");
+  char buf[64];
+  if (begin != std::string::npos) {
+    std::size_t end = begin;
+    const double number = std::stod(e.text.substr(begin), &end);
+    std::string unit = e.text.substr(begin + end);
+    while (!unit.empty() && unit.back() == ' ') unit.pop_back();
+    if (number != 0 && e.value != 0 && std::isfinite(e.value / number)) {
+      std::snprintf(buf, sizeof buf, "%.4g%s", actual / (e.value / number), unit.c_str());
+      return buf;
+    }
+  }
+  std::snprintf(buf, sizeof buf, "%.6g", actual);
+  return buf;
+}
+
 }  // namespace
 
 int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
+  if (is_stdout(o.json) && is_stdout(o.trace))
+    throw std::invalid_argument("--json - and --trace - cannot both write standard output");
+  // With an output on standard output (`--json -`) the human report moves to standard error,
+  // so that the output can be piped.
+  std::FILE* out = is_stdout(o.json) || is_stdout(o.trace) ? stderr : stdout;
   const train::TrainingSpec& t = s.training;
   const train::TrainingResult r = train::simulate_training_step(t, s.accelerator, s.cluster, s.collectives, s.seed);
   const topo::Topology topology = topo::build_cluster(s.cluster);
 
-  std::printf("scenario: %s (seed %llu)\n", s.file.c_str(), static_cast<unsigned long long>(s.seed));
-  std::printf("cluster:  %d nodes x %d %s; %s\n", s.cluster.nodes, s.cluster.node.gpus, s.accelerator.name.c_str(),
-              topology.summary.description.c_str());
+  std::fprintf(out, "scenario: %s (seed %llu)\n", s.file.c_str(), static_cast<unsigned long long>(s.seed));
+  std::fprintf(out, "cluster:  %d nodes x %d %s; %s\n", s.cluster.nodes, s.cluster.node.gpus,
+               s.accelerator.name.c_str(), topology.summary.description.c_str());
   print_warnings(topology.summary);
-  std::printf(
-      "workload: train %s (%.1fB parameters) on %d GPUs: TP %d, PP %d%s, DP %d, CP %d, EP %d, ZeRO-%d\n",
+  std::fprintf(
+      out, "workload: train %s (%.1fB parameters) on %d GPUs: TP %d, PP %d%s, DP %d, CP %d, EP %d, ZeRO-%d\n",
       t.model.name.c_str(), train::parameter_count(t.model) / 1e9, t.gpus, t.parallel.tp, t.parallel.pp,
       t.parallel.virtual_stages > 1 ? (" x" + std::to_string(t.parallel.virtual_stages) + " virtual").c_str() : "",
       t.parallel.dp, t.parallel.cp, t.parallel.ep, t.parallel.zero_stage);
-  std::printf(
-      "          sequence %d, global batch %d, micro-batch %d (%d per replica per step), %s, %s recomputation\n",
+  std::fprintf(
+      out, "          sequence %d, global batch %d, micro-batch %d (%d per replica per step), %s, %s recomputation\n",
       t.sequence, t.global_batch, t.micro_batch, t.micro_batches(), precision_name(t.precision),
       recompute_name(t.recompute));
 
   const train::MemoryReport& m = r.memory;
-  std::printf("\nmemory per rank (stage %d, the largest):\n", m.peak_stage);
+  std::fprintf(out, "\nmemory per rank (stage %d, the largest):\n", m.peak_stage);
   const auto& peak = m.stages[static_cast<std::size_t>(m.peak_stage)];
   for (auto [label, v] : {std::pair{"weights", peak.weights},
                           {"gradients", peak.gradients},
@@ -362,10 +387,11 @@ int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
                           {"activations", peak.activations},
                           {"communication buffers", peak.communication},
                           {"runtime reserve", peak.runtime}}) {
-    std::printf("  %-22s %12s\n", label, gib(v).c_str());
+    std::fprintf(out, "  %-22s %12s\n", label, gib(v).c_str());
   }
-  std::printf("  %-22s %12s of %s usable (%s %s)\n", "total", gib(m.peak_bytes).c_str(), gib(m.capacity_bytes).c_str(),
-              gib(std::abs(m.capacity_bytes - m.peak_bytes)).c_str(), m.fits ? "free" : "over");
+  std::fprintf(out, "  %-22s %12s of %s usable (%s %s)\n", "total", gib(m.peak_bytes).c_str(),
+               gib(m.capacity_bytes).c_str(), gib(std::abs(m.capacity_bytes - m.peak_bytes)).c_str(),
+               m.fits ? "free" : "over");
   if (!r.simulated) {
     const auto it = s.locations.find("workload.parallel");
     const auto at = it != s.locations.end() ? it->second : s.locations.at("workload");
@@ -375,43 +401,44 @@ int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
                                   "raise tp or pp, use recompute: full, a higher zero stage, or a smaller micro_batch");
   }
 
-  std::printf("\nstep time %s (critical stage %d of %d, %d micro-batches)\n", duration_text(r.step_seconds).c_str(),
-              r.critical_stage, t.parallel.pp, r.micro_batches);
-  std::printf("  %-34s %12s %7s\n", "component", "seconds", "share");
+  std::fprintf(out, "\nstep time %s (critical stage %d of %d, %d micro-batches)\n",
+               duration_text(r.step_seconds).c_str(), r.critical_stage, t.parallel.pp, r.micro_batches);
+  std::fprintf(out, "  %-34s %12s %7s\n", "component", "seconds", "share");
   for (const auto& c : components(r.breakdown)) {
-    std::printf("  %-34s %12.6f %6.1f%%\n", c.label, c.seconds, 100 * c.seconds / r.step_seconds);
+    std::fprintf(out, "  %-34s %12.6f %6.1f%%\n", c.label, c.seconds, 100 * c.seconds / r.step_seconds);
   }
-  std::printf("\n  model FLOP/s per GPU     %8.1f TFLOP/s   MFU %.1f%% of %s peak\n", r.model_tflops_per_gpu,
-              100 * r.mfu, precision_name(t.precision));
-  std::printf("  hardware FLOP/s per GPU  %8.1f TFLOP/s (recomputation included)\n", r.hardware_tflops_per_gpu);
-  std::printf("  throughput               %.4g tokens/s\n", r.tokens_per_s);
+  std::fprintf(out, "\n  model FLOP/s per GPU     %8.1f TFLOP/s   MFU %.1f%% of %s peak\n", r.model_tflops_per_gpu,
+               100 * r.mfu, precision_name(t.precision));
+  std::fprintf(out, "  hardware FLOP/s per GPU  %8.1f TFLOP/s (recomputation included)\n", r.hardware_tflops_per_gpu);
+  std::fprintf(out, "  throughput               %.4g tokens/s\n", r.tokens_per_s);
   if (t.tokens > 0) {
-    std::printf("  time to train %.4g tokens: %s, %.4g GPU-hours\n", t.tokens, duration_text(r.time_to_train_s).c_str(),
-                r.gpu_hours);
+    std::fprintf(out, "  time to train %.4g tokens: %s, %.4g GPU-hours\n", t.tokens,
+                 duration_text(r.time_to_train_s).c_str(), r.gpu_hours);
   }
   if (!r.links.empty()) {
     const auto& l = r.links.front();
-    std::printf("  busiest link             %s, %.1f%% utilised over the step\n", topology.link(l.link).name.c_str(),
-                100 * l.utilisation);
+    std::fprintf(out, "  busiest link             %s, %.1f%% utilised over the step\n",
+                 topology.link(l.link).name.c_str(), 100 * l.utilisation);
   }
-  for (const auto& n : r.collective_notes) std::printf("  collective %s\n", n.c_str());
+  for (const auto& n : r.collective_notes) std::fprintf(out, "  collective %s\n", n.c_str());
 
   std::vector<Outcome> outcomes;
   bool all_pass = true;
-  if (!s.expectations.empty()) std::printf("\nexpectations:\n");
+  if (!s.expectations.empty()) std::fprintf(out, "\nexpectations:\n");
   for (const auto& e : s.expectations) {
     const double actual = figure(e.key, r);
     const bool pass = holds(e.op, actual, e.value);
     all_pass = all_pass && pass;
     outcomes.push_back({&e, actual, pass});
-    std::printf("  %-4s %-24s %-14s actual %.6g\n", pass ? "PASS" : "FAIL", e.key.c_str(), e.text.c_str(), actual);
+    std::fprintf(out, "  %-4s %-24s %-14s actual %s\n", pass ? "PASS" : "FAIL", e.key.c_str(), e.text.c_str(),
+                 in_written_unit(actual, e).c_str());
   }
-  std::printf("\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
+  std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
   if (!o.json.empty()) {
-    sim::write_file_atomically(o.json, [&](std::ostream& out) { write_json(out, s, topology, r, outcomes); });
+    write_output(o.json, [&](std::ostream& to) { write_json(to, s, topology, r, outcomes); });
   }
   if (!o.trace.empty()) {
-    sim::write_file_atomically(o.trace, [&](std::ostream& out) { write_trace(out, topology, r, t); });
+    write_output(o.trace, [&](std::ostream& to) { write_trace(to, topology, r, t); });
   }
   return all_pass ? kExitOk : kExitFailedExpectation;
 }

@@ -92,5 +92,29 @@ err=$("$build/fathom" simulate "$dgx" 2>&1); rc=$?
 check "simulate refuses a nccl-tests workload with exit 2" test "$rc" -eq 2
 check "and names the key" grep -q "workload.kind" <<<"$err"
 
+# Usage errors, every one `fathom: error: ...` with exit 2, in fathom's own words.
+usage() {  # usage NAME PATTERN ARGS...: exits 2, and standard error matches PATTERN
+  local name="$1" pattern="$2"
+  shift 2
+  err=$("$build/fathom" "$@" 2>&1 >/dev/null); rc=$?
+  check "$name exits 2" test "$rc" -eq 2
+  check "$name says fathom: error:" grep -qE "^fathom: error: $pattern" <<<"$err"
+}
+usage "bare fathom" "a command is required"
+check "bare fathom prints the help" grep -q "Subcommands:" <<<"$("$build/fathom" 2>&1)"
+usage "an unknown command" 'unknown command "simulte".*did you mean "simulate"' simulte x.yaml
+usage "an unknown flag" 'unknown flag "--jsn".*did you mean "--json"' simulate "$examples/pilot-16-nodes.yaml" --jsn x
+usage "a missing scenario" 'cannot read scenario file "no-such.yaml": no such file' simulate no-such.yaml
+usage "a flag's bad value" '' nccl-tests "$dgx" -b banana
+# `-` is standard output: the report moves to standard error, so the output pipes.
+json=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --json - 2>/dev/null)
+check "--json - writes the JSON report to standard output" python3 -c 'import json, sys; json.loads(sys.stdin.read())' <<<"$json"
+csv=$("$build/fathom" topology "$examples/pilot-16-nodes.yaml" --links - 2>/dev/null)
+check "--links - writes the CSV to standard output" test "$(head -1 <<<"$csv")" = "name,from,to,bytes_per_s,latency_ns"
+# Expectations print the actual figure in the unit the criterion was written in.
+out=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --set 'expect.mfu=">= 30%"' 2>/dev/null)
+check "an expectation in percent prints its actual in percent" grep -qE 'PASS mfu +>= 30% +actual [0-9.]+%$' <<<"$out"
+check "an expectation in GB prints its actual in GB" grep -qE 'peak_memory_per_rank +<= 80GB +actual [0-9.]+GB$' <<<"$out"
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]
