@@ -63,7 +63,7 @@ TEST_CASE("FP8: a cast-transpose of 4 bytes per element in front of every linear
   // Per TP rank: T = 4096 tokens, h = 4096, q = h / 4, kv = 8 / 4 heads x 128, f = 14336 / 4;
   // experts see T x top_k tokens.
   const double t = 4096, h = 4096, q = 1024, kv = 256, f = 3584, tx = 2 * t;
-  const double forward_elements = t * h + t * q + tx * h + tx * f;                 // the four GEMMs' inputs
+  const double forward_elements = t * h + t * q + tx * h + tx * f;                  // the four GEMMs' inputs
   const double backward_elements = t * (q + 2 * kv) + t * h + tx * 2 * f + tx * h;  // their outputs' gradients
   CHECK(cast_bytes(b.forward) == std::pair{4 * forward_elements, 4});
   CHECK(cast_bytes(b.backward) == std::pair{4 * backward_elements, 4});

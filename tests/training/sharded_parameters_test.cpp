@@ -1,10 +1,11 @@
 // Closed forms of the ZeRO-3 / FSDP pass timeline (sharded_parameters.hpp) and of tensor-parallel
 // communication pipelined against its GEMM (tp_overlap.hpp).
+#include "models/workloads/training/sharded_parameters.hpp"
+
 #include <doctest/doctest.h>
 
 #include <vector>
 
-#include "models/workloads/training/sharded_parameters.hpp"
 #include "models/workloads/training/tp_overlap.hpp"
 
 using namespace fathom::train;

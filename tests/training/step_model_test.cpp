@@ -11,7 +11,7 @@
 #include "models/collectives/collective_timer.hpp"
 #include "models/compute/roofline.hpp"
 #include "models/workloads/training/layer_work.hpp"
-#include "models/workloads/training/placement.hpp"
+#include "models/workloads/training/rank_mapping.hpp"
 #include "models/workloads/training/step_comms.hpp"
 #include "models/workloads/training/tp_overlap.hpp"
 

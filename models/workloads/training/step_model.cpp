@@ -7,7 +7,7 @@
 #include <set>
 
 #include "models/compute/roofline.hpp"
-#include "models/workloads/training/placement.hpp"
+#include "models/workloads/training/rank_mapping.hpp"
 #include "models/workloads/training/sharded_parameters.hpp"
 #include "models/workloads/training/step_comms.hpp"
 #include "models/workloads/training/tp_overlap.hpp"
@@ -52,7 +52,7 @@ class StepBuilder {
       : spec_(spec),
         acc_(acc),
         comms_(cluster, params, seed),
-        placement_(spec, comms_.topology()),
+        ranks_(spec, comms_.topology()),
         layout_(pipeline_layout(spec)) {}
 
   TrainingResult run(bool every_replica);
@@ -85,7 +85,7 @@ class StepBuilder {
   const TrainingSpec& spec_;
   const hw::AcceleratorSpec& acc_;
   StepComms comms_;
-  Placement placement_;
+  RankMapping ranks_;
   std::vector<int> layout_;  // transformer layers per virtual stage (pipeline_layout)
   Groups groups_;
   Coord replica_{};  // its (ep, dp) coordinates; the others are 0
@@ -188,15 +188,15 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
   const int m = spec_.micro_batches();
   const bool has_dp = par.dp * par.cp > 1;
   // The replica's stage-0 groups stand for every stage's (same shape inside their nodes under
-  // the default placement).
+  // the default rank mapping).
   groups_ = Groups{};
-  groups_.tp = placement_.group(Dim::kTp, coord(0));
-  groups_.ep = placement_.group(Dim::kEp, coord(0));
-  groups_.cp = placement_.group(Dim::kCp, coord(0));
+  groups_.tp = ranks_.group(Dim::kTp, coord(0));
+  groups_.ep = ranks_.group(Dim::kEp, coord(0));
+  groups_.cp = ranks_.group(Dim::kCp, coord(0));
   for (int t = 0; t < par.tp && par.cp > 1; ++t) {
     Coord c = coord(0);
     c[static_cast<std::size_t>(Dim::kTp)] = t;
-    const auto ring = placement_.group(Dim::kCp, c);
+    const auto ring = ranks_.group(Dim::kCp, c);
     for (std::size_t i = 0; i < ring.size(); ++i) groups_.cp_ring.emplace_back(ring[i], ring[(i + 1) % ring.size()]);
   }
 
@@ -235,7 +235,7 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
           Coord a = coord(s), b = coord(next);
           a[static_cast<std::size_t>(Dim::kTp)] = b[static_cast<std::size_t>(Dim::kTp)] = t;
           a[static_cast<std::size_t>(Dim::kCp)] = b[static_cast<std::size_t>(Dim::kCp)] = x;
-          pairs.emplace_back(placement_.gpu(a), placement_.gpu(b));
+          pairs.emplace_back(ranks_.gpu(a), ranks_.gpu(b));
         }
       }
       send = comms_.pairs(pairs, activation);
@@ -327,20 +327,20 @@ TrainingResult StepBuilder::run(bool every_replica) {
       Coord c{};
       c[static_cast<std::size_t>(Dim::kPp)] = s;
       c[static_cast<std::size_t>(Dim::kTp)] = t;
-      all_dp_groups.push_back(placement_.data_parallel_group(c));
+      all_dp_groups.push_back(ranks_.data_parallel_group(c));
     }
   }
   const int dp_groups = comms_.add_groups(std::move(all_dp_groups));
   const bool has_dp = par.dp * par.cp > 1;
 
-  // Replica 0 stands for all (identical placement shapes); with every_replica each replica is
+  // Replica 0 stands for all (identical rank-mapping shapes); with every_replica each replica is
   // run and each stage takes the latest replica's timeline, since the data-parallel
   // collectives wait for every replica.
   replica_ = Coord{};
   ReplicaRun run = run_replica(schedule, dp_groups);
   if (every_replica) {
-    for (int d = 0; d < placement_.size(Dim::kDp); ++d) {
-      for (int e = 0; e < placement_.size(Dim::kEp); ++e) {
+    for (int d = 0; d < ranks_.size(Dim::kDp); ++d) {
+      for (int e = 0; e < ranks_.size(Dim::kEp); ++e) {
         if (d == 0 && e == 0) continue;
         replica_ = Coord{};
         replica_[static_cast<std::size_t>(Dim::kDp)] = d;

@@ -3,7 +3,7 @@
 // 1. Every pipeline pass (forward or backward of one micro-batch through one stage's model
 //    chunk) gets a duration: its kernels' roofline times plus the collectives that block the
 //    compute stream (TP, EP, and the part of CP's ring exchange that attention does not hide),
-//    each collective run over the flow-level network on the ranks placement gives it.
+//    each collective run over the flow-level network on the ranks the rank mapping gives it.
 // 2. The pipeline schedule (1F1B or interleaved) is executed pass by pass with the pipeline
 //    sends between stages (run_pipeline): its makespan holds the bubble.
 // 3. Gradients are reduced across data-parallel replicas in buckets as the last micro-batch's

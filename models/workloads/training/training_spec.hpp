@@ -1,6 +1,6 @@
 // TrainingSpec: one training run as the step model sees it: the model, the batch, the
 // precision, and the parallel strategy with its schedule, ZeRO stage, recomputation and rank
-// placement. Plain values; the scenario loader fills them from `workload:` (kind: training).
+// rank mapping. Plain values; the scenario loader fills them from `workload:` (kind: training).
 #pragma once
 
 #include <array>
@@ -30,7 +30,7 @@ enum class Schedule {
   kInterleaved,  // Megatron's interleaved 1F1B with virtual_stages model chunks per GPU
 };
 
-// Parallel dimensions in placement order, innermost (closest ranks, same NVLink island) first.
+// Parallel dimensions in rank-mapping order, innermost (closest ranks, same NVLink island) first.
 enum class Dim { kTp, kCp, kEp, kPp, kDp };
 inline constexpr std::size_t kDims = 5;
 

@@ -1,4 +1,4 @@
-#include "models/workloads/training/placement.hpp"
+#include "models/workloads/training/rank_mapping.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -18,7 +18,7 @@ std::vector<topo::VertexId> gpus_in_node_order(const topo::Topology& topology) {
   return gpus;
 }
 
-Placement::Placement(const TrainingSpec& spec, const topo::Topology& topology) {
+RankMapping::RankMapping(const TrainingSpec& spec, const topo::Topology& topology) {
   const ParallelSpec& p = spec.parallel;
   size_ = {p.tp, p.cp, p.ep, p.pp, p.dp / p.ep};
   int stride = 1;
@@ -34,15 +34,15 @@ Placement::Placement(const TrainingSpec& spec, const topo::Topology& topology) {
   gpus_.assign(all.begin(), all.begin() + spec.gpus);
 }
 
-int Placement::rank(const Coord& c) const {
+int RankMapping::rank(const Coord& c) const {
   int r = 0;
   for (std::size_t d = 0; d < kDims; ++d) r += c[d] * stride_[d];
   return r;
 }
 
-topo::VertexId Placement::gpu(const Coord& c) const { return gpus_.at(static_cast<std::size_t>(rank(c))); }
+topo::VertexId RankMapping::gpu(const Coord& c) const { return gpus_.at(static_cast<std::size_t>(rank(c))); }
 
-std::vector<topo::VertexId> Placement::group(Dim dim, const Coord& at) const {
+std::vector<topo::VertexId> RankMapping::group(Dim dim, const Coord& at) const {
   std::vector<topo::VertexId> out;
   Coord c = at;
   for (int i = 0; i < size(dim); ++i) {
@@ -52,7 +52,7 @@ std::vector<topo::VertexId> Placement::group(Dim dim, const Coord& at) const {
   return out;
 }
 
-std::vector<topo::VertexId> Placement::data_parallel_group(const Coord& at) const {
+std::vector<topo::VertexId> RankMapping::data_parallel_group(const Coord& at) const {
   std::vector<topo::VertexId> out;
   Coord c = at;
   for (int d = 0; d < size(Dim::kDp); ++d) {

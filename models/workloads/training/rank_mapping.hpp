@@ -1,4 +1,4 @@
-// Rank placement: which GPU of the cluster runs which (tp, cp, ep, pp, dp) coordinate. Ranks
+// Rank mapping: which GPU of the cluster runs which (tp, cp, ep, pp, dp) coordinate. Ranks
 // are numbered with the dimensions in ParallelSpec::order, innermost first, and rank r runs on
 // the r-th GPU in node order (n0.gpu0, n0.gpu1, ..., n1.gpu0, ...). The default order (tp, cp,
 // ep, pp, dp) keeps a TP group inside an NVLink island, then CP and EP, then pipeline stages,
@@ -15,10 +15,10 @@ namespace fathom::train {
 
 using Coord = std::array<int, kDims>;  // indexed by Dim; Dim::kDp counts replicas per EP group (dp / ep)
 
-class Placement {
+class RankMapping {
  public:
   // Throws std::invalid_argument if the cluster has fewer GPUs than spec.gpus.
-  Placement(const TrainingSpec& spec, const topo::Topology& topology);
+  RankMapping(const TrainingSpec& spec, const topo::Topology& topology);
 
   int size(Dim d) const { return size_[static_cast<std::size_t>(d)]; }
   topo::VertexId gpu(const Coord& c) const;
