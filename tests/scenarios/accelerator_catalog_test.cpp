@@ -19,6 +19,7 @@
 #include "models/compute/roofline.hpp"
 #include "models/workloads/training/layer_work.hpp"
 #include "scenarios/hardware_catalog.hpp"
+#include "tests/scenarios/scenario_files.hpp"
 
 using fathom::compute::gemm_efficiency;
 using fathom::hw::AcceleratorSpec;
@@ -38,13 +39,7 @@ using fathom::scenario::ScenarioError;
 
 namespace {
 
-std::string source_file(const std::string& path) {
-  std::ifstream in(std::string(FATHOM_SOURCE_DIR) + "/" + path);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string source_file(const std::string& path) { return fathom::test::read_source_file(path); }
 
 const AcceleratorSpec& accelerator(std::string_view name) {
   const AcceleratorSpec* a = find_catalog_accelerator(name);

@@ -5,8 +5,6 @@
 // hang; the seed is fixed so a failure reproduces.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,24 +16,13 @@
 using fathom::scenario::load_scenario;
 using fathom::scenario::ScenarioError;
 
-namespace {
-
-std::string read_source(const std::string& path) {
-  std::ifstream in(std::string(FATHOM_SOURCE_DIR) + "/" + path);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
-
 TEST_CASE("fuzz: mutated real scenarios and --set overrides load or fail with ScenarioError only") {
   constexpr int kIterations = 5'000;
   const std::vector<std::string> seeds = {
-      read_source("scenarios/examples/pilot-16-nodes.yaml"), read_source("scenarios/examples/fat-tree-a2a-64.yaml"),
-      read_source("scenarios/validation/known-to-run/llama3-405b-128k-16384gpu.yaml"),
-      read_source("scenarios/validation/megatron-sc21-artifact/145.6b.yaml")};
+      fathom::test::read_source_file("scenarios/examples/pilot-16-nodes.yaml"),
+      fathom::test::read_source_file("scenarios/examples/fat-tree-a2a-64.yaml"),
+      fathom::test::read_source_file("scenarios/validation/known-to-run/llama3-405b-128k-16384gpu.yaml"),
+      fathom::test::read_source_file("scenarios/validation/megatron-sc21-artifact/145.6b.yaml")};
   const std::vector<std::string> overrides = {"cluster.nodes=8",
                                               "workload.parallel.tp=4",
                                               "workload.parallel.zero=3",

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,15 @@ inline std::string write_scratch_file(const std::string& name, const std::string
   const auto path = dir / name;
   std::ofstream(path) << text;
   return path.string();
+}
+
+// The text of a file of the source tree, by its path from the repository root.
+inline std::string read_source_file(const std::string& path) {
+  std::ifstream in(std::string(FATHOM_SOURCE_DIR) + "/" + path);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 // The error loading the scenario `text`, which must fail.
