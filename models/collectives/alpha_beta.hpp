@@ -59,8 +59,11 @@ class ClosedFormCache {
 
 // The closed form of (op, algorithm) for `spec` on `topology`. `seed` matters only for the
 // direct all-to-all, whose formula reads the link loads of the routes the simulation uses.
-// For the double binary tree the "closed form" is the DAG's critical path (below): its two
-// pipelined trees interleave in a way no short formula captures. Throws like
+// For the double binary tree and NVLS-tree the "closed form" is the DAG's critical path (below):
+// their pipelined trees interleave, and their streams take turns on the links they share, in a
+// way no short formula captures. Across nodes it is walked on the hash-0 routes, and a message of
+// many slices on three shorter DAGs extended by the pipeline's period (docs/collectives.md,
+// "Trees across nodes"); `cache` keeps those DAGs' shapes between calls. Throws like
 // build_collective() for an unsupported pair.
 // `check` false skips the validation (an unsliced build of the DAG) for a caller that has
 // validated the same op, algorithm and ranks already: it is most of the cost on large groups.
