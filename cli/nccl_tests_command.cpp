@@ -1,7 +1,8 @@
 // `fathom nccl-tests SCENARIO`: NVIDIA nccl-tests (all_reduce_perf and its siblings) run in
 // simulation. Each message size of the -b/-e/-f sweep is timed by coll::CollectiveTimer (the
-// collective's transfer DAG run over the flow network of the scenario's cluster), and the
-// command prints nccl-tests' table so that scripts written for the real tool read it.
+// collective's transfer DAG run over the flow network of the scenario's cluster, or with
+// --closed-form its closed form), and the command prints nccl-tests' table so that scripts
+// written for the real tool read it.
 // docs/nccl-tests.md describes the columns, the bus-bandwidth factors and the parameters.
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +35,7 @@ struct NcclTestsOptions {
   int nodes = 0;          // 0: every node
   int gpus_per_node = 0;  // 0: every GPU of a node
   std::string algo = "auto";
+  bool closed_form = false;  // time each size by its closed form instead of running its DAG
 };
 
 // nccl-tests' sizes: a whole number with an optional K, M, G or T suffix (powers of 1024).
@@ -155,12 +157,13 @@ void run_nccl_tests(const NcclTestsOptions& o) {
       "validation: 0 graph: 0\n",
       n, static_cast<long long>(min_bytes), static_cast<long long>(max_bytes), factor);
   std::printf(
-      "#\n# fathom simulation of %s: %d node(s) x %d GPU(s), algo %s, alpha %lld ns, launch %lld ns,\n"
+      "#\n# fathom %s of %s: %d node(s) x %d GPU(s), algo %s, alpha %lld ns, launch %lld ns,\n"
       "# slice %.0f B, nvls chunk %.0f B x %d channels, max slices %d,\n"
       "# efficiency ring %.3f tree %.3f nvls %.3f nic %.3f\n",
-      s.file.c_str(), nodes, gpus, o.algo.c_str(), static_cast<long long>(params.alpha_ns),
-      static_cast<long long>(params.launch_ns), params.slice_bytes, params.nvls_chunk_bytes, params.nvls_channels,
-      params.max_slices, params.efficiency.ring, params.efficiency.tree, params.efficiency.nvls, params.efficiency.nic);
+      o.closed_form ? "closed forms" : "simulation", s.file.c_str(), nodes, gpus, o.algo.c_str(),
+      static_cast<long long>(params.alpha_ns), static_cast<long long>(params.launch_ns), params.slice_bytes,
+      params.nvls_chunk_bytes, params.nvls_channels, params.max_slices, params.efficiency.ring, params.efficiency.tree,
+      params.efficiency.nvls, params.efficiency.nic);
   std::printf("#\n# Using devices\n");
   for (int r = 0; r < n; ++r) {
     const auto& v = plain.vertex(ranks[static_cast<std::size_t>(r)]);
@@ -183,7 +186,8 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   for (std::int64_t size = min_bytes; size <= max_bytes;) {
     coll::NcclSize sim;
     try {
-      sim = coll::simulate_nccl_size(timer, op, ranks, size, algo);
+      sim = o.closed_form ? coll::closed_form_nccl_size(timer, op, ranks, size, algo)
+                          : coll::simulate_nccl_size(timer, op, ranks, size, algo);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("--algo " + o.algo + " for " + op_name + " on " + std::to_string(n) +
                                   " GPUs: " + e.what());
@@ -246,6 +250,9 @@ void add_nccl_tests_command(CLI::App& app) {
   cmd->add_option("--gpus-per-node", options->gpus_per_node, "use the first G GPUs of each node (default: all)");
   cmd->add_option("--algo", options->algo,
                   "auto, ring, tree, nvls, nvlstree, hd, hierarchical or direct (default auto)");
+  cmd->add_flag("--closed-form", options->closed_form,
+                "time each size by its algorithm's closed form (docs/collectives.md), equal to the simulation on an "
+                "idle cluster and fast on large ones, instead of running its transfer DAG");
   cmd->callback([options] { run_nccl_tests(*options); });
 }
 

@@ -405,6 +405,15 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
     best = search_threshold(cluster_for, series, std::move(best), bound, 0, std::numeric_limits<double>::infinity(),
                             options, measured, timers);
   }
+  // A profile that sets the ring's protocol bounds and not the tree's gives the tree the ring's
+  // (scenarios/collectives_reader.cpp): predict with what the written profile will say.
+  const auto has = [&](const char* name) {
+    return std::find(discrete.begin(), discrete.end(), name) != discrete.end();
+  };
+  if (has("ll128_max_bytes") && !has("tree_ll128_max_bytes")) {
+    best.params.tree_ll_max_bytes = best.params.ll_max_bytes;
+    best.params.tree_ll128_max_bytes = best.params.ll128_max_bytes;
+  }
   best.fitted.insert(best.fitted.end(), discrete.begin(), discrete.end());
   return best;
 }

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "models/collectives/dag_builder.hpp"
+
 namespace fathom::coll {
 
 std::string_view to_string(Op op) {
@@ -55,86 +57,11 @@ std::string_view to_string(Algorithm algorithm) {
 
 namespace {
 
+using detail::Builder;
+using detail::by_node;
+using detail::common_plane;
+using detail::validate;
 using topo::VertexId;
-
-void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min_ranks = 1) {
-  const std::string where(what);
-  if (spec.ranks.size() < min_ranks) {
-    throw std::invalid_argument(where + ": needs at least " + std::to_string(min_ranks) + " ranks, got " +
-                                std::to_string(spec.ranks.size()));
-  }
-  std::unordered_set<VertexId> seen;
-  for (VertexId v : spec.ranks) {
-    if (!seen.insert(v).second)
-      throw std::invalid_argument(where + ": vertex " + std::to_string(v) + " is a rank twice");
-  }
-  if (!(spec.slice_bytes >= 0) || !std::isfinite(spec.slice_bytes) || !(spec.nvls_slice_bytes >= 0) ||
-      !std::isfinite(spec.nvls_slice_bytes)) {
-    throw std::invalid_argument(where + ": slice sizes must be finite and >= 0, got " +
-                                std::to_string(spec.slice_bytes) + " and " + std::to_string(spec.nvls_slice_bytes));
-  }
-  if (spec.max_slices < 1) {
-    throw std::invalid_argument(where + ": max_slices must be >= 1, got " + std::to_string(spec.max_slices));
-  }
-  if (!(spec.bytes >= 0) || !std::isfinite(spec.bytes)) {
-    throw std::invalid_argument(where + ": bytes must be finite and >= 0, got " + std::to_string(spec.bytes));
-  }
-  if (spec.alpha_ns < 0) throw std::invalid_argument(where + ": alpha_ns must be >= 0");
-  if (spec.step_ns < 0 || spec.nvls_step_ns < 0) {
-    throw std::invalid_argument(where + ": step_ns and nvls_step_ns must be >= 0");
-  }
-  if (spec.root < 0 || static_cast<std::size_t>(spec.root) >= spec.ranks.size()) {
-    throw std::invalid_argument(where + ": root " + std::to_string(spec.root) + " is not a rank");
-  }
-}
-
-// Emits transfers and keeps each vertex's last send and last receive, so that a GPU's sends
-// (and its receives) go one at a time, in emission order. Slice 0 of a message pays alpha and
-// the route latency; later slices stream behind it (Transfer::pipelined), each after the
-// per-slice delay of the message's Slicing (set_slicing; none unless the spec has a step_ns).
-// The order is kept per channel (set_channel): the channels of a multi-channel ring run
-// concurrently, so a GPU's sends in one channel do not wait for its sends in another.
-class Builder {
- public:
-  explicit Builder(std::int64_t alpha_ns) : alpha_ns_(alpha_ns) {}
-
-  void set_channel(int channel) { channel_ = static_cast<std::uint32_t>(channel); }
-  void set_slicing(const Slicing& slicing) { slicing_ = slicing; }
-
-  TransferIndex add(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after, int slice = 0,
-                    bool serial_src = true, bool serial_dst = true) {
-    if (serial_src) {
-      if (auto it = last_send_.find(key(src)); it != last_send_.end()) after.push_back(it->second);
-    }
-    if (serial_dst) {
-      if (auto it = last_recv_.find(key(dst)); it != last_recv_.end()) after.push_back(it->second);
-    }
-    std::sort(after.begin(), after.end());
-    after.erase(std::unique(after.begin(), after.end()), after.end());
-    const std::int64_t delay = slice == 0 ? alpha_ns_ : slicing_.delay_ns(slice);
-    const TransferIndex i = dag_.add({src, dst, bytes, delay, std::move(after), slice > 0});
-    last_send_[key(src)] = i;
-    last_recv_[key(dst)] = i;
-    return i;
-  }
-
-  std::optional<TransferIndex> last_recv(VertexId v) const {
-    auto it = last_recv_.find(key(v));
-    return it == last_recv_.end() ? std::nullopt : std::optional<TransferIndex>(it->second);
-  }
-
-  TransferDag take() { return std::move(dag_); }
-
- private:
-  std::uint64_t key(VertexId v) const { return (static_cast<std::uint64_t>(channel_) << 32) | v; }
-
-  std::int64_t alpha_ns_;
-  Slicing slicing_;
-  std::uint32_t channel_ = 0;
-  TransferDag dag_;
-  std::unordered_map<std::uint64_t, TransferIndex> last_send_;
-  std::unordered_map<std::uint64_t, TransferIndex> last_recv_;
-};
 
 // `steps` ring steps over `order` (rank i sends to rank i+1): each rank sends step_bytes per
 // step, in `chunks` slices. Slice c of step k at rank i forwards what rank i received as slice
@@ -195,28 +122,6 @@ std::vector<VertexId> rotated(const std::vector<VertexId>& ranks, std::size_t fi
   return order;
 }
 
-// The NVSwitch plane a GPU hangs off (its NVLink peer).
-VertexId plane_of(const topo::Topology& topology, VertexId gpu) {
-  for (topo::LinkId l : topology.out_links(gpu)) {
-    const VertexId to = topology.link(l).to;
-    if (topology.vertex(to).kind == topo::VertexKind::kNvSwitch) return to;
-  }
-  throw std::invalid_argument("collective: " + topology.vertex(gpu).name + " has no NVLink to an NVSwitch plane");
-}
-
-// Ranks grouped by node (ranks_by_node); every node must hold as many.
-std::vector<std::vector<VertexId>> by_node(const topo::Topology& topology, const std::vector<VertexId>& ranks,
-                                           std::string_view what) {
-  auto nodes = ranks_by_node(topology, ranks);
-  for (const auto& n : nodes) {
-    if (n.size() != nodes[0].size()) {
-      throw std::invalid_argument(std::string(what) + ": every node must hold as many ranks (" +
-                                  std::to_string(nodes[0].size()) + " vs " + std::to_string(n.size()) + ")");
-    }
-  }
-  return nodes;
-}
-
 // NVLS inside one plane: every GPU sends `up_bytes` into the switch, and once the switch holds
 // slice c from all of them it sends slice c's share of `down_bytes` to each GPU. The
 // switch's links are separate, so only the GPU ends are serialised.
@@ -235,21 +140,6 @@ void nvls_phase(Builder& b, const std::vector<VertexId>& gpus, VertexId plane, d
     }
     for (VertexId g : gpus) b.add(plane, g, down_bytes * cut.fraction(c), ups, c, false, true);
   }
-}
-
-VertexId common_plane(const topo::Topology& topology, const std::vector<VertexId>& gpus, std::string_view what) {
-  const VertexId plane = plane_of(topology, gpus[0]);
-  for (VertexId g : gpus) {
-    if (plane_of(topology, g) != plane) {
-      throw std::invalid_argument(std::string(what) + ": " + topology.vertex(g).name +
-                                  " is not on the NVSwitch plane " + topology.vertex(plane).name);
-    }
-  }
-  if (!topology.vertex(plane).in_switch_reduction) {
-    throw std::invalid_argument(std::string(what) + ": " + topology.vertex(plane).name +
-                                " does not reduce in the switch (node.nvls is off)");
-  }
-  return plane;
 }
 
 // Slices of a point-to-point message, and of an NVLS phase on a plane of `gpus` GPUs moving
@@ -434,111 +324,6 @@ TransferDag halving_doubling_all_reduce(const CollectiveSpec& spec) {
   return b.take();
 }
 
-std::vector<std::vector<int>> double_binary_tree_parents(int n) {
-  std::vector<std::vector<int>> parent(2, std::vector<int>(static_cast<std::size_t>(std::max(n, 0)), -1));
-  // Tree 0: rank r != 0 hangs off (r without its lowest set bit) with the next bit set, or
-  // without it when that is out of range (NCCL's ncclGetBtree).
-  for (int r = 1; r < n; ++r) {
-    const int bit = r & -r;
-    int up = (r ^ bit) | (bit << 1);
-    if (up >= n) up = r ^ bit;
-    parent[0][static_cast<std::size_t>(r)] = up;
-  }
-  for (int r = 0; r < n; ++r) {
-    // Tree 1: mirror (even n) or shift (odd n) of tree 0, as NCCL's ncclGetDtree does.
-    const int as = n % 2 == 0 ? n - 1 - r : (r - 1 + n) % n;
-    const int p = parent[0][static_cast<std::size_t>(as)];
-    parent[1][static_cast<std::size_t>(r)] = p < 0 ? -1 : (n % 2 == 0 ? n - 1 - p : (p + 1) % n);
-  }
-  return parent;
-}
-
-TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec) {
-  validate(spec, "double binary tree all-reduce");
-  const int n = static_cast<int>(spec.ranks.size());
-  Builder b(spec.alpha_ns);
-  if (n < 2) return b.take();
-  const auto parent = double_binary_tree_parents(n);
-  const auto un = static_cast<std::size_t>(n);
-  // Per tree: children, depth (root 0), height (leaves 0).
-  std::vector<std::vector<std::vector<int>>> children(2, std::vector<std::vector<int>>(un));
-  std::vector<std::vector<int>> depth(2, std::vector<int>(un, 0)), height(2, std::vector<int>(un, 0));
-  std::vector<int> root(2, 0), tree_height(2, 0);
-  for (std::size_t t = 0; t < 2; ++t) {
-    for (int r = 0; r < n; ++r) {
-      const int p = parent[t][static_cast<std::size_t>(r)];
-      if (p < 0) {
-        root[t] = r;
-      } else {
-        children[t][static_cast<std::size_t>(p)].push_back(r);
-      }
-    }
-    for (int r = 0; r < n; ++r) {
-      int d = 0;
-      for (int v = r; parent[t][static_cast<std::size_t>(v)] >= 0; v = parent[t][static_cast<std::size_t>(v)]) {
-        ++d;
-        auto& h = height[t][static_cast<std::size_t>(parent[t][static_cast<std::size_t>(v)])];
-        h = std::max(h, d);
-      }
-      depth[t][static_cast<std::size_t>(r)] = d;
-    }
-    tree_height[t] = height[t][static_cast<std::size_t>(root[t])];
-  }
-  // Emit in wavefront order: piece c leaves a rank of height h upwards at step c + h and reaches
-  // a rank of depth d downwards at step c + H + d - 1. Every dependency lies at an earlier step,
-  // so this order is topological, and it interleaves the trees and the pieces the way a
-  // pipelined implementation overlaps them.
-  struct Item {
-    int step;
-    int tree;
-    int down;
-    int chunk;
-    int rank;
-  };
-  const Slicing cut = slices(spec, spec.bytes / 2);
-  const int chunks_per_tree = cut.count;
-  b.set_slicing(cut);
-  std::vector<Item> items;
-  for (int t = 0; t < 2; ++t) {
-    for (int c = 0; c < chunks_per_tree; ++c) {
-      for (int r = 0; r < n; ++r) {
-        if (r == root[static_cast<std::size_t>(t)]) continue;
-        const auto tt = static_cast<std::size_t>(t);
-        const auto rr = static_cast<std::size_t>(r);
-        items.push_back({c + height[tt][rr], t, 0, c, r});
-        items.push_back({c + tree_height[tt] + depth[tt][rr] - 1, t, 1, c, r});
-      }
-    }
-  }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b2) {
-    return std::tie(a.step, a.tree, a.down, a.chunk, a.rank) < std::tie(b2.step, b2.tree, b2.down, b2.chunk, b2.rank);
-  });
-  const auto chunks = static_cast<std::size_t>(chunks_per_tree);
-  // up[t][c * n + r]: rank r's send of piece c to its parent; down[...]: its receipt from the parent.
-  std::vector<std::vector<TransferIndex>> up(2, std::vector<TransferIndex>(chunks * un)),
-      down(2, std::vector<TransferIndex>(chunks * un));
-  const auto piece = [&](int c) { return spec.bytes / 2 * cut.fraction(c); };
-  for (const Item& it : items) {
-    const auto t = static_cast<std::size_t>(it.tree);
-    const auto r = static_cast<std::size_t>(it.rank);
-    const auto c = static_cast<std::size_t>(it.chunk);
-    const auto p = static_cast<std::size_t>(parent[t][r]);
-    std::vector<TransferIndex> after;
-    if (it.down == 0) {
-      for (int ch : children[t][r]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
-      up[t][c * un + r] = b.add(spec.ranks[r], spec.ranks[p], piece(it.chunk), std::move(after), it.chunk);
-    } else {
-      if (static_cast<int>(p) == root[t]) {
-        for (int ch : children[t][p]) after.push_back(up[t][c * un + static_cast<std::size_t>(ch)]);
-      } else {
-        after.push_back(down[t][c * un + p]);
-      }
-      down[t][c * un + r] = b.add(spec.ranks[p], spec.ranks[r], piece(it.chunk), std::move(after), it.chunk);
-    }
-  }
-  return b.take();
-}
-
 TransferDag hierarchical_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
   validate(spec, "hierarchical all-reduce");
   const auto nodes = by_node(topology, spec.ranks, "hierarchical all-reduce");
@@ -560,65 +345,6 @@ TransferDag nvls_all_reduce(const topo::Topology& topology, const CollectiveSpec
   return b.take();
 }
 
-TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
-  validate(spec, "NVLS-tree all-reduce");
-  const auto nodes = by_node(topology, spec.ranks, "NVLS-tree all-reduce");
-  const std::size_t g = nodes[0].size();
-  const std::size_t node_count = nodes.size();
-  std::vector<VertexId> planes;
-  for (const auto& n : nodes) planes.push_back(common_plane(topology, n, "NVLS-tree all-reduce"));
-  // Pipelined by slices: slice p is reduced in each node's switch, all-reduced across nodes on
-  // each rail, and gathered back, each phase waiting only for the same slice's previous phase.
-  // The phases are separate channels of the Builder, so a GPU sends (and receives) one slice
-  // at a time per phase, in slice order, while the phases of different slices overlap.
-  const Slicing cut = nvls_slices(spec, spec.bytes, g, spec.max_slices);
-  // The rail rings' steps are cut as the NVLS phases are, but pay the ring protocol's step.
-  const Slicing ring_cut =
-      slicing(spec.bytes, spec.nvls_slice_bytes * static_cast<double>(g), spec.max_slices, spec.step_ns);
-  const int slice_total = cut.count;
-  const int steps = 2 * (static_cast<int>(node_count) - 1);
-  Builder b(spec.alpha_ns);
-  // ready[k][j]: the transfer after which node k's j-th GPU holds its share of the slice (the
-  // node's sum after the reduce-scatter, the global sum after the ring).
-  std::vector<std::vector<TransferIndex>> ready(node_count, std::vector<TransferIndex>(g));
-  for (int p = 0; p < slice_total; ++p) {
-    const double piece = spec.bytes * cut.fraction(p);           // per GPU into (RS) or out of (AG) the switch
-    const double part = piece / static_cast<double>(g);          // GPU j's share of a slice
-    const double step = part / static_cast<double>(node_count);  // one ring step on a rail
-    b.set_channel(0);  // NVLS reduce-scatter: the switch returns part j of the node's sum to GPU j
-    b.set_slicing(cut);
-    for (std::size_t k = 0; k < node_count; ++k) {
-      std::vector<TransferIndex> ups;
-      for (VertexId gpu : nodes[k]) ups.push_back(b.add(gpu, planes[k], piece, {}, p, true, false));
-      for (std::size_t j = 0; j < g; ++j) ready[k][j] = b.add(planes[k], nodes[k][j], part, ups, p, false, true);
-    }
-    b.set_channel(1);  // per rail, a ring all-reduce of the parts across nodes
-    b.set_slicing(ring_cut);
-    for (std::size_t j = 0; j < g && steps > 0; ++j) {
-      std::vector<TransferIndex> received(node_count);
-      for (int s = 0; s < steps; ++s) {
-        std::vector<TransferIndex> next(node_count);
-        for (std::size_t k = 0; k < node_count; ++k) {
-          const std::size_t to = (k + 1) % node_count;
-          next[to] = b.add(nodes[k][j], nodes[to][j], step, {s == 0 ? ready[k][j] : received[k]}, p);
-        }
-        received = std::move(next);
-      }
-      for (std::size_t k = 0; k < node_count; ++k) ready[k][j] = received[k];
-    }
-    b.set_channel(2);  // NVLS all-gather: each GPU puts its part in, the switch multicasts the slice
-    b.set_slicing(cut);
-    for (std::size_t k = 0; k < node_count; ++k) {
-      std::vector<TransferIndex> ups;
-      for (std::size_t j = 0; j < g; ++j) {
-        ups.push_back(b.add(nodes[k][j], planes[k], part, {ready[k][j]}, p, true, false));
-      }
-      for (VertexId gpu : nodes[k]) b.add(planes[k], gpu, piece, ups, p, false, true);
-    }
-  }
-  return b.take();
-}
-
 TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec) {
   switch (op) {
     case Op::kAllReduce:
@@ -628,7 +354,7 @@ TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& t
         case Algorithm::kHalvingDoubling:
           return halving_doubling_all_reduce(spec);
         case Algorithm::kDoubleBinaryTree:
-          return double_binary_tree_all_reduce(spec);
+          return tree_all_reduce(topology, spec);
         case Algorithm::kHierarchical:
           return hierarchical_all_reduce(topology, spec);
         case Algorithm::kNvls:

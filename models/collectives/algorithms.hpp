@@ -38,11 +38,12 @@ enum class Algorithm {
   kRing,              // all-reduce, reduce-scatter, all-gather; broadcast and reduce as a pipelined chain
   kDirect,            // all-to-all (everyone to everyone at once); send/recv
   kHalvingDoubling,   // all-reduce, power-of-two groups (Rabenseifner)
-  kDoubleBinaryTree,  // all-reduce: two complementary binary trees, half the data each
+  kDoubleBinaryTree,  // all-reduce: two complementary binary trees, half the data each; across nodes
+                      // a chain in every node and the two trees over the nodes (NCCL's Tree)
   kHierarchical,      // all-reduce: intra-node ring RS, per-rail inter-node ring AR, intra-node ring AG
   kNvls,              // all-reduce inside one NVLink domain with in-switch reduction
-  kNvlsTree,          // all-reduce across nodes: NVLS RS in each node, per-rail ring AR, NVLS AG,
-                      // pipelined by slices
+  kNvlsTree,          // all-reduce across nodes: NVLS RS in each node, per-rail double binary tree
+                      // over the nodes, NVLS AG, pipelined by slices
 };
 
 std::string_view to_string(Op op);
@@ -142,23 +143,49 @@ TransferDag direct_all_to_all(const CollectiveSpec& spec);
 // sendrecv_perf pattern, every rank r sends `bytes` to rank r+1 (mod n), all at once.
 TransferDag send_recv(const CollectiveSpec& spec);
 TransferDag halving_doubling_all_reduce(const CollectiveSpec& spec);  // needs n a power of two
+// NCCL's two trees over all the ranks, each carrying S/2 in slices (one node: what
+// build_collective() runs for kDoubleBinaryTree on a single node).
 TransferDag double_binary_tree_all_reduce(const CollectiveSpec& spec);
 // These read the topology: ranks grouped by node (Vertex::node, equal GPUs per node, rail =
 // position within the node), and the NVSwitch plane of each GPU.
 TransferDag hierarchical_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
 TransferDag nvls_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
-// NVLS-tree, pipelined: the message is cut into the slices of an NVLS phase on `bytes`
-// (nvls_slice_bytes x g each, at most max_slices), and slice p's rail ring waits only for slice
-// p's reduce-scatter, its all-gather only for its ring; each phase keeps its slices in order.
+// The double binary tree as NCCL runs it (its Tree algorithm, docs/collectives.md). One node:
+// double_binary_tree_all_reduce(). Across N > 1 nodes: C = 2 x R channels, R = tree_rails()'s
+// rails; channel (t, r) carries S / C over tree t of double_binary_tree_parents(N) and rail r's
+// chains: up each node's chain to its head, up tree t between the heads, down again, and down
+// every chain, pipelined in slices (slice_bytes, at most tree_slice_cap()). Transfers queue on
+// the links at their two ends (a GPU's NVLink or NIC, Builder::add_queued): a head interior
+// in tree t carries, on its NIC, two children's sums in and its parent's result in, its sum
+// out and its result out to two children.
+TransferDag tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
+// The chains of the tree across nodes: rails[r][node] is node's chain in rail r, head first. A
+// group with the same g ranks on every node has g rails, rail r starting each chain at the
+// node's local rank r (its ranks rotated by r), so the rails' heads, and their NICs, differ, as
+// NCCL spreads its channels over a node's NICs; any other group has one rail, each node's ranks
+// in their given order.
+std::vector<std::vector<std::vector<topo::VertexId>>> tree_rails(const topo::Topology& topology,
+                                                                 const std::vector<topo::VertexId>& ranks);
+// The cap on a tree's slices (either tree): max_slices x (steps - 1), steps being how many
+// hops a slice crosses one after another, so that its pipeline's fill stays 1/max_slices of its
+// bytes, as chain_slice_cap keeps a chain's.
+int tree_slice_cap(int max_slices, int steps);
+// NVLS-tree, pipelined by the slices of an NVLS phase on `bytes` (nvls_slice_bytes x g each, at
+// most tree_slice_cap()): slice p is reduce-scattered in each node's switch (GPU j gets part j of
+// the node's sum), part j goes up and down the double binary tree over the nodes on rail j (GPU
+// j of every node; half of it in each tree), and the switch multicasts the result back. Each
+// phase of slice p waits for slice p's previous phase only; transfers queue on the links at
+// their two ends, so a GPU's NVLink carries its reduce-scatter and its all-gather, and an
+// interior node's NIC its children's and its parent's traffic, one after another.
 TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
 
 // Dispatch; throws std::invalid_argument for a pair the library does not implement.
 TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec);
 
 // The double binary tree's two trees: parent[t][r] is rank r's parent in tree t (-1 at the
-// root). Tree 0 is NCCL's bit-based binary tree rooted at rank 0; tree 1 is its mirror
-// (r -> n-1-r) for even n and its shift by one for odd n, so most ranks that are interior in
-// one tree are leaves in the other.
+// root). Tree 0 is NCCL's bit-based binary tree rooted at rank 0 (ncclGetBtree); tree 1 is, as
+// in NCCL's ncclGetDtree (src/graph/trees.cc), tree 0 shifted by one rank for even n, so that
+// every member interior in one tree is a leaf in the other, and its mirror (r -> n-1-r) for odd n.
 std::vector<std::vector<int>> double_binary_tree_parents(int n);
 
 // How the group sits on the machine.

@@ -1,12 +1,16 @@
 #include "models/collectives/alpha_beta.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "models/collectives/dag_builder.hpp"
 #include "models/network/flow_transfer.hpp"
 
 namespace fathom::coll {
@@ -176,53 +180,103 @@ struct Costs {
     }
     return pipeline(stages, cut.count);
   }
-
-  // NVLS-tree, pipelined by the C slices of an NVLS phase on S (S / C per GPU): five stages per
-  // slice, each waiting for the same slice's previous stage and its own previous slice:
-  //   0: every GPU sends S / C into its node's switch;      1: the switch returns S / (C g) to each;
-  //   2: per rail, a ring all-reduce of the S / (C g) parts across the N nodes, 2(N-1) steps of
-  //      S / (C g N) (slice 0's steps pay alpha + latency each, later slices' only bytes / B);
-  //   3: every GPU sends its S / (C g) into the switch;    4: the switch multicasts S / C to each.
-  // T = pipeline(first, slice, C), the first-slice costs being the alpha + latency terms.
-  double nvls_tree(const std::vector<std::vector<VertexId>>& nodes) const {
-    const auto g = static_cast<double>(nodes[0].size());
-    const auto node_count = static_cast<int>(nodes.size());
-    const double nvls_slice = spec.nvls_slice_bytes * static_cast<double>(nodes[0].size());
-    const Slicing cut = slicing(spec.bytes, nvls_slice, spec.max_slices, spec.nvls_step_ns);
-    const Slicing ring_cut = slicing(spec.bytes, nvls_slice, spec.max_slices, spec.step_ns);  // same slices
-    const double s = spec.bytes, part = s / g;  // whole-message bytes of each phase per GPU
-    std::vector<Stage> stages(5);
-    for (const auto& node : nodes) {
-      for (VertexId gpu : node) {
-        const auto [up, down] = switch_paths(gpu);
-        const double up_fixed = static_cast<double>(spec.alpha_ns + up.latency_ns) * 1e-9;
-        const double down_fixed = static_cast<double>(spec.alpha_ns + down.latency_ns) * 1e-9;
-        keep_max(stages[0], stage(cut, up_fixed, s / up.bytes_per_s));
-        keep_max(stages[1], stage(cut, down_fixed, part / down.bytes_per_s));
-        keep_max(stages[3], stage(cut, up_fixed, part / up.bytes_per_s));
-        keep_max(stages[4], stage(cut, down_fixed, s / down.bytes_per_s));
-      }
-    }
-    if (node_count > 1) {
-      // A slice's ring: 2(N-1) single transfers of its part / N. Slice 0's pay alpha + latency
-      // each and every later slice's its per-slice delay each; all pay their bytes / B. (ring()
-      // would cut them again, so it is not used here.)
-      const int steps = 2 * (node_count - 1);
-      for (const auto& rail : rails_of(nodes)) {
-        for (std::size_t i = 0; i < rail.size(); ++i) {
-          const PathCost p = path_cost(topology, router, rail[i], rail[(i + 1) % rail.size()]);
-          Stage ring = stage(ring_cut, steps * static_cast<double>(spec.alpha_ns + p.latency_ns) * 1e-9,
-                             steps * (part / node_count) / p.bytes_per_s);
-          // stage() charges one delay per slice; a ring slice pays one per step.
-          ring.body += (steps - 1) * static_cast<double>(ring_cut.delay_ns(1)) * 1e-9;
-          ring.tail += (steps - 1) * static_cast<double>(ring_cut.delay_ns(ring_cut.count - 1)) * 1e-9;
-          keep_max(stages[2], ring);
-        }
-      }
-    }
-    return pipeline(stages, cut.count);
-  }
 };
+
+// A DAG reduced to what its critical path needs, its delays by role (detail::Delay): built once
+// per shape, timed with any costs.
+struct Skeleton {
+  std::vector<std::pair<VertexId, VertexId>> pairs;  // distinct (src, dst)
+  std::vector<std::uint32_t> pair;                   // by transfer
+  std::vector<double> bytes;
+  std::vector<std::uint8_t> role, pipelined;
+  std::vector<std::uint32_t> begin, after;  // predecessors of i: after[begin[i] .. begin[i + 1])
+};
+
+Skeleton skeleton_of(const detail::PipelineDag& p) {
+  Skeleton k;
+  const std::size_t n = p.dag.size();
+  k.pair.reserve(n);
+  k.bytes.reserve(n);
+  k.pipelined.reserve(n);
+  k.begin.reserve(n + 1);
+  k.begin.push_back(0);
+  std::unordered_map<std::uint64_t, std::uint32_t> index;
+  for (const Transfer& t : p.dag.transfers()) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(t.src) << 32) | t.dst;
+    auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(k.pairs.size()));
+    if (fresh) k.pairs.emplace_back(t.src, t.dst);
+    k.pair.push_back(it->second);
+    k.bytes.push_back(t.bytes);
+    k.pipelined.push_back(t.pipelined ? 1 : 0);
+    k.after.insert(k.after.end(), t.after.begin(), t.after.end());
+    k.begin.push_back(static_cast<std::uint32_t>(k.after.size()));
+  }
+  k.role = p.roles;
+  return k;
+}
+
+// The longest path with every transfer at its uncontended cost on the route of ECMP hash 0
+// (its role's delay, plus the route's latency unless pipelined, plus bytes over the route's
+// slowest link): critical_path_seconds() on fathom's symmetric fabrics.
+double critical_path(const Skeleton& k, const detail::Delays& delays, const topo::Topology& topology,
+                     topo::Router& router) {
+  std::vector<PathCost> cost;
+  cost.reserve(k.pairs.size());
+  for (const auto& [src, dst] : k.pairs) cost.push_back(path_cost(topology, router, src, dst));
+  std::vector<double> finish(k.bytes.size(), 0.0);
+  double makespan = 0;
+  for (std::size_t i = 0; i < k.bytes.size(); ++i) {
+    double start = 0;
+    for (std::uint32_t a = k.begin[i]; a < k.begin[i + 1]; ++a) start = std::max(start, finish[k.after[a]]);
+    const PathCost& path = cost[k.pair[i]];
+    const std::int64_t fixed_ns = delays.ns[k.role[i]] + (k.pipelined[i] ? 0 : path.latency_ns);
+    finish[i] = start + static_cast<double>(fixed_ns) * 1e-9 + k.bytes[i] / path.bytes_per_s;
+    makespan = std::max(makespan, finish[i]);
+  }
+  return makespan;
+}
+
+}  // namespace
+
+struct ClosedFormCache::Shapes {
+  std::map<Shape, Skeleton> skeletons;
+};
+ClosedFormCache::ClosedFormCache() : shapes_(std::make_unique<Shapes>()) {}
+ClosedFormCache::~ClosedFormCache() = default;
+ClosedFormCache::ClosedFormCache(ClosedFormCache&&) noexcept = default;
+ClosedFormCache& ClosedFormCache::operator=(ClosedFormCache&&) noexcept = default;
+void ClosedFormCache::clear() { shapes_->skeletons.clear(); }
+
+namespace {
+
+// The critical path of a pipeline DAG of `count` slices, dag_for(c) building it with c slices
+// of the same sizes and delays (the first, c - 2 middle ones, the last). Past its fill a
+// pipeline repeats: after a transient, every sigma further middle slices add the same time
+// (max-plus periodicity; sigma, the cyclicity, is 1 or 2 in practice). So where `count` is well
+// beyond the pipeline's depth (`steps` wavefront steps), the path is found on c0, c0 + w and
+// c0 + 2w slices (w = c0 / 2, a multiple of 12, so of any cyclicity up to 4 and of 6) and,
+// when the two increments agree to 1e-9, extended linearly to `count`; else c0 doubles, and
+// where no such c0 fits below `count` the whole DAG is walked. tests/collectives/tree_test.cpp
+// checks it against the whole DAG's critical path. `shape` names the DAGs in `cache`.
+double pipelined_critical_path(int count, int steps, const std::function<detail::PipelineDag(int)>& dag_for,
+                               const detail::Delays& delays, const topo::Topology& topology, topo::Router& router,
+                               ClosedFormCache* cache, ClosedFormCache::Shape shape) {
+  const auto path = [&](int c) {
+    if (!cache) return critical_path(skeleton_of(dag_for(c)), delays, topology, router);
+    std::get<1>(shape) = c;
+    auto& shapes = cache->shapes_->skeletons;
+    auto it = shapes.find(shape);
+    if (it == shapes.end()) it = shapes.emplace(shape, skeleton_of(dag_for(c))).first;
+    return critical_path(it->second, delays, topology, router);
+  };
+  for (int c0 = 24 * ((4 * steps + 23) / 24); c0 + c0 < count; c0 *= 2) {
+    const int w = c0 / 2;
+    const double t0 = path(c0), t1 = path(c0 + w), t2 = path(c0 + 2 * w);
+    const double rise = t1 - t0;
+    if (std::abs((t2 - t1) - rise) <= 1e-9 * rise) return t2 + rise / w * (count - c0 - 2 * w);
+  }
+  return path(count);
+}
 
 // Direct all-to-all: all flows start together, so each link's load drains at its capacity
 // and a flow ends when its most loaded link has: T = alpha + max_f (lat_f + max_{l in f}
@@ -261,8 +315,14 @@ double transfer_seconds(const PathCost& path, double bytes, std::int64_t alpha_n
   return static_cast<double>(alpha_ns + path.latency_ns) * 1e-9 + bytes / path.bytes_per_s;
 }
 
+ClosedFormCache::Shape ClosedFormCache::shape(Algorithm algorithm, const CollectiveSpec& spec) {
+  return {
+      static_cast<int>(algorithm), 0, spec.bytes, spec.slice_bytes, spec.nvls_slice_bytes, spec.max_slices, spec.ranks};
+}
+
 double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
-                          const CollectiveSpec& spec, std::uint64_t seed, bool check) {
+                          const CollectiveSpec& spec, std::uint64_t seed, bool check, ClosedFormCache* cache) {
+  const auto shape = [](Algorithm a, const CollectiveSpec& s) { return ClosedFormCache::shape(a, s); };
   // Building the DAG unsliced validates the spec and rejects unsupported pairs with the builders'
   // messages, at a fraction of the cost of the sliced DAG (which only the tree needs).
   CollectiveSpec unsliced = spec;
@@ -295,10 +355,31 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
           }
           return t;
         }
-        case Algorithm::kDoubleBinaryTree:
-          return critical_path_seconds(dag(), topology, router, seed);
-        case Algorithm::kNvlsTree:
-          return c.nvls_tree(ranks_by_node(topology, r));
+        case Algorithm::kDoubleBinaryTree: {
+          // One node: NCCL's two trees over the ranks. Across nodes: chains and the trees over
+          // the nodes, queued on the links at their ends: the DAG's critical path.
+          if (ranks_by_node(topology, r).size() < 2) return critical_path_seconds(dag(), topology, router, seed);
+          const detail::Pieces cut = detail::node_tree_pieces(topology, spec);
+          return pipelined_critical_path(
+              cut.count, detail::node_tree_steps(topology, r),
+              [&](int count) {
+                return detail::node_tree_all_reduce(topology, spec, count == cut.count ? cut : cut.with_count(count));
+              },
+              detail::Delays(spec.alpha_ns, cut, cut), topology, router, cache, shape(algorithm, spec));
+        }
+        case Algorithm::kNvlsTree: {
+          const auto pieces = detail::nvls_tree_pieces(topology, spec);
+          const detail::Pieces& nvls = pieces.first;
+          const detail::Pieces& tree = pieces.second;
+          return pipelined_critical_path(
+              nvls.count, detail::nvls_tree_steps(static_cast<int>(ranks_by_node(topology, r).size())),
+              [&](int count) {
+                const bool same = count == nvls.count;
+                return detail::nvls_tree_all_reduce(topology, spec, same ? nvls : nvls.with_count(count),
+                                                    same ? tree : tree.with_count(count));
+              },
+              detail::Delays(spec.alpha_ns, nvls, tree), topology, router, cache, shape(algorithm, spec));
+        }
         case Algorithm::kHierarchical: {
           // Three phases, each starting when the previous one has ended everywhere (the groups
           // are symmetric): intra-node, then per rail across nodes on a 1/g slice, then intra-node.

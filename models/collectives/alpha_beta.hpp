@@ -16,6 +16,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <tuple>
+#include <vector>
 
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/transfer_dag.hpp"
@@ -35,15 +38,38 @@ PathCost path_cost(const topo::Topology& topology, topo::Router& router, topo::V
 // d = alpha + latency + bytes / bandwidth, in seconds.
 double transfer_seconds(const PathCost& path, double bytes, std::int64_t alpha_ns);
 
+// The closed forms of the trees across nodes walk their DAGs (alpha_beta_seconds); a caller that evaluates the
+// same collectives under many costs (a fit: other alphas, steps, link rates) keeps the DAGs'
+// shapes here, built once per (algorithm, slices, bytes, slicing, ranks): their shape does not
+// depend on the costs. Not thread-safe.
+class ClosedFormCache {
+ public:
+  // (algorithm, DAG slices, bytes, slice_bytes, nvls_slice_bytes, max_slices, ranks)
+  using Shape = std::tuple<int, int, double, double, double, int, std::vector<topo::VertexId>>;
+  static Shape shape(Algorithm algorithm, const CollectiveSpec& spec);
+  ClosedFormCache();
+  ~ClosedFormCache();
+  ClosedFormCache(ClosedFormCache&&) noexcept;
+  ClosedFormCache& operator=(ClosedFormCache&&) noexcept;
+  void clear();
+
+  struct Shapes;
+  std::unique_ptr<Shapes> shapes_;
+};
+
 // The closed form of (op, algorithm) for `spec` on `topology`. `seed` matters only for the
 // direct all-to-all, whose formula reads the link loads of the routes the simulation uses.
-// For the double binary tree the "closed form" is the DAG's critical path (below): its two
-// pipelined trees interleave in a way no short formula captures. Throws like
+// For the double binary tree and NVLS-tree the "closed form" is the DAG's critical path (below):
+// their pipelined trees interleave, and their streams take turns on the links they share, in a
+// way no short formula captures. Across nodes it is walked on the hash-0 routes, and a message of
+// many slices on three shorter DAGs extended by the pipeline's period (docs/collectives.md,
+// "Trees across nodes"); `cache` keeps those DAGs' shapes between calls. Throws like
 // build_collective() for an unsupported pair.
 // `check` false skips the validation (an unsliced build of the DAG) for a caller that has
 // validated the same op, algorithm and ranks already: it is most of the cost on large groups.
 double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
-                          const CollectiveSpec& spec, std::uint64_t seed = 0, bool check = true);
+                          const CollectiveSpec& spec, std::uint64_t seed = 0, bool check = true,
+                          ClosedFormCache* cache = nullptr);
 
 // The longest path through the DAG when every transfer costs its uncontended d (no route
 // latency for a pipelined one; routes with the ECMP hash of (seed, index), as run_dag() uses). A lower bound on

@@ -148,7 +148,8 @@ CollectiveTiming CollectiveTimer::closed_form(Op op, const std::vector<topo::Ver
   Scaled& s = scaled(t.algorithm, t.protocol);
   // The spec differs from the validated one only in sizes and costs: validate once per group.
   const bool first = validated_.emplace(static_cast<int>(op), static_cast<int>(t.algorithm), ranks).second;
-  t.seconds = alpha_beta_seconds(op, t.algorithm, s.topology, *s.router, spec(ranks, bytes, t.protocol), seed_, first) +
+  t.seconds = alpha_beta_seconds(op, t.algorithm, s.topology, *s.router, spec(ranks, bytes, t.protocol), seed_, first,
+                                 &shapes_) +
               static_cast<double>(params_.launch_ns) * 1e-9;
   return t;
 }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "models/collectives/algorithms.hpp"
+#include "models/collectives/alpha_beta.hpp"
 #include "models/collectives/collective_params.hpp"
 #include "topologies/cluster_spec.hpp"
 #include "topologies/routing.hpp"
@@ -54,8 +55,9 @@ class CollectiveTimer {
   const topo::Topology& topology() const { return plain_; }
   const CollectiveParams& params() const { return params_; }
   // New parameters on the same cluster: every memo and scaled topology goes (they depend on
-  // them); the plain topology and the groups closed_form() has validated stay (they depend on
-  // the cluster alone). For a fit that evaluates many parameter sets on one system.
+  // them); the plain topology, the groups closed_form() has validated and the shapes of the
+  // trees' DAGs stay (they depend on the cluster and the sizes alone). For a fit that evaluates
+  // many parameter sets on one system.
   void set_params(const CollectiveParams& params);
   // The cluster as `algorithm` runs on it with `protocol` (capacities scaled by the algorithm's
   // efficiencies and the protocol's bandwidth fraction).
@@ -105,6 +107,9 @@ class CollectiveTimer {
   using ConcurrentKey = std::tuple<int, int, double, std::vector<std::vector<topo::VertexId>>>;
   std::map<ConcurrentKey, std::vector<CollectiveTiming>> concurrent_memo_;
   std::set<std::tuple<int, int, std::vector<topo::VertexId>>> validated_;  // closed_form(): op, algorithm, ranks
+  // closed_form(): the shapes of the trees' DAGs, which depend on the sizes and slicing alone
+  // (kept by set_params(), like validated_).
+  ClosedFormCache shapes_;
 };
 
 }  // namespace fathom::coll

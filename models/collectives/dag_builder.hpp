@@ -1,0 +1,187 @@
+// The pieces the collective builders (algorithms.cpp, tree.cpp, nvls_tree.cpp) share: spec
+// validation, a Builder that emits transfers in the order an algorithm serialises them, the
+// slices of a message by size and delay, and the links at the two ends of a transfer. Internal
+// to models/collectives: algorithms.hpp is the public face.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "models/collectives/algorithms.hpp"
+#include "models/collectives/transfer_dag.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::coll::detail {
+
+// Throws std::invalid_argument naming `what` for an invalid spec (see algorithms.hpp).
+void validate(const CollectiveSpec& spec, std::string_view what, std::size_t min_ranks = 1);
+
+// A message's DAG slices by size and delay (Slicing, in bytes): slice 0 carries first_bytes and
+// pays alpha (the builder's); with three or more slices the last carries last_bytes after
+// last_ns and every slice between middle_bytes after middle_ns; with two, the second carries
+// middle_bytes after middle_ns.
+struct Pieces {
+  int count = 1;
+  double first_bytes = 0, middle_bytes = 0, last_bytes = 0;
+  std::int64_t middle_ns = 0, last_ns = 0;
+
+  static Pieces of(const Slicing& slicing, double message_bytes);
+  // The same slice sizes and delays with `count` (>= 3) slices: what the closed forms use to
+  // find a long pipeline's period on a shorter one (alpha_beta.cpp).
+  Pieces with_count(int new_count) const;
+  bool is_last(int c) const { return count >= 3 && c == count - 1; }
+  double bytes(int c) const { return c == 0 ? first_bytes : (is_last(c) ? last_bytes : middle_bytes); }
+  std::int64_t delay_ns(int c) const { return c == 0 ? 0 : (is_last(c) ? last_ns : middle_ns); }
+};
+
+// What a transfer of add_queued() waits before its bytes (its Delay role), so that a DAG built
+// once can be timed again with other costs (alpha_beta.cpp): kNone for the bytes themselves; the
+// zero-byte start of a message's slice 0 waits alpha; that of a later slice the middle or last
+// delay of one of two Pieces (A, B: NVLS-tree's NVLS phases and its trees).
+enum Delay : std::uint8_t { kNone, kAlpha, kMiddleA, kLastA, kMiddleB, kLastB, kDelays };
+inline Delay delay_role(const Pieces& cut, int c, bool b = false) {
+  if (c == 0) return kAlpha;
+  const int base = b ? kMiddleB : kMiddleA;
+  return static_cast<Delay>(cut.is_last(c) ? base + 1 : base);
+}
+// The delay of every role for `spec` and the two Pieces.
+struct Delays {
+  std::int64_t ns[kDelays] = {};
+  Delays(std::int64_t alpha_ns, const Pieces& a, const Pieces& b)
+      : ns{0, alpha_ns, a.middle_ns, a.last_ns, b.middle_ns, b.last_ns} {}
+};
+
+// A DAG with every transfer's delay role (add_queued's; kNone for the others).
+struct PipelineDag {
+  TransferDag dag;
+  std::vector<std::uint8_t> roles;
+};
+
+// The links a transfer holds at its two ends: from the sending GPU, the leading links of its
+// route that leave a GPU or a NIC (GPU -> NVSwitch; or GPU -> NIC and NIC -> leaf), and at the
+// receiving GPU the trailing links that enter a GPU or a NIC. Routes with ECMP hash 0: the
+// links next to the endpoints are the same on every equal-cost path. Cached per (src, dst).
+class Ports {
+ public:
+  struct Ends {
+    std::vector<topo::LinkId> links;  // every link at either end
+    std::int64_t out = -1;            // the sending end's outermost link (NIC -> leaf, GPU -> NVSwitch), -1: none
+    std::int64_t in = -1;             // the receiving end's outermost link (leaf -> NIC, NVSwitch -> GPU), -1: none
+  };
+  explicit Ports(const topo::Topology& topology) : topology_(topology), router_(topology) {}
+  const Ends& ends(topo::VertexId src, topo::VertexId dst);
+  const std::vector<topo::LinkId>& of(topo::VertexId src, topo::VertexId dst) { return ends(src, dst).links; }
+
+ private:
+  const topo::Topology& topology_;
+  topo::Router router_;
+  std::unordered_map<std::uint64_t, Ends> cache_;
+};
+
+// The order in which transfers that queue on links (Builder::add_queued) are emitted within
+// one wavefront step. Emitting them in an arbitrary order lets a transfer wait for one on
+// another link that waits for one on a third, a chain longer than any link's own queue; so
+// each step's transfers are coloured, as the edges of the bipartite graph of their sending and
+// receiving ends (Ports::Ends), with as many colours as the busiest end has transfers in that
+// step (Konig's edge colouring, by alternating paths), and emitted colour by colour: transfers
+// of one colour hold disjoint ends. Returns each item's colour; items[i] = {step, out, in}.
+struct SlotItem {
+  int step = 0;
+  std::int64_t out = -1, in = -1;  // -1: no end to share on that side
+};
+std::vector<int> step_slots(const std::vector<SlotItem>& items);
+
+// Emits transfers and keeps each vertex's last send and last receive, so that a GPU's sends
+// (and its receives) go one at a time, in emission order. Slice 0 of a message pays alpha and
+// the route latency; later slices stream behind it (Transfer::pipelined), each after the
+// per-slice delay of the message's Slicing (set_slicing; none unless the spec has a step_ns).
+// The order is kept per channel (set_channel): the channels of a multi-channel ring run
+// concurrently, so a GPU's sends in one channel do not wait for its sends in another.
+//
+// add_queued() serialises on links instead (Ports): a transfer's bytes wait for the previous
+// transfer that held any of its end links, whatever its channel, while its software delay
+// (alpha and the route latency, or a later slice's step) runs from its data alone, as NCCL's
+// concurrent connections post their steps independently and share the wire.
+class Builder {
+ public:
+  explicit Builder(std::int64_t alpha_ns) : alpha_ns_(alpha_ns) {}
+
+  void set_channel(int channel) { channel_ = static_cast<std::uint32_t>(channel); }
+  void set_slicing(const Slicing& slicing) { slicing_ = slicing; }
+  std::int64_t alpha_ns() const { return alpha_ns_; }
+
+  TransferIndex add(topo::VertexId src, topo::VertexId dst, double bytes, std::vector<TransferIndex> after,
+                    int slice = 0, bool serial_src = true, bool serial_dst = true);
+
+  // Slice `slice` of a message (its delay: alpha for slice 0, else `delay_ns`) on connection
+  // `connection` (one peer of one channel or phase: src, dst and the caller's channel), queued on
+  // `links`: a zero-byte transfer src -> dst after `after` and after the connection's previous
+  // slice carries the delay (and, for slice 0, the route latency), and the bytes follow it once
+  // every link in `links` is free of earlier transfers. A connection thus pays its per-slice
+  // step after each slice, as a ring channel does, while other connections use the link.
+  // `delays` gives each role's delay (set_delays()); a later slice's zero-byte start exists even
+  // with no delay, so that the DAG's shape does not depend on the costs.
+  TransferIndex add_queued(topo::VertexId src, topo::VertexId dst, double bytes, std::vector<TransferIndex> after,
+                           Delay role, const std::vector<topo::LinkId>& links, std::uint32_t connection);
+  void set_delays(const Delays& delays) { delays_ = delays; }
+
+  std::optional<TransferIndex> last_recv(topo::VertexId v) const;
+
+  TransferDag take() { return std::move(dag_); }
+  // The DAG and the delay role of each of its transfers.
+  PipelineDag take_pipeline();
+
+ private:
+  std::uint64_t key(topo::VertexId v) const { return (static_cast<std::uint64_t>(channel_) << 32) | v; }
+
+  std::int64_t alpha_ns_;
+  Slicing slicing_;
+  std::uint32_t channel_ = 0;
+  TransferDag dag_;
+  std::unordered_map<std::uint64_t, TransferIndex> last_send_;
+  std::unordered_map<std::uint64_t, TransferIndex> last_recv_;
+  Delays delays_{0, Pieces{}, Pieces{}};
+  std::vector<std::uint8_t> roles_;  // by transfer, for those add_queued() added (kNone for the rest)
+  std::unordered_map<topo::LinkId, TransferIndex> last_on_link_;
+  // The last slice of each connection: by (src, dst), then connection.
+  std::unordered_map<std::uint64_t, std::unordered_map<std::uint32_t, TransferIndex>> last_on_connection_;
+};
+
+// The NVSwitch plane a GPU hangs off (its NVLink peer); throws if it has none.
+topo::VertexId plane_of(const topo::Topology& topology, topo::VertexId gpu);
+// The plane every GPU of `gpus` hangs off, which must reduce in the switch; throws otherwise.
+topo::VertexId common_plane(const topo::Topology& topology, const std::vector<topo::VertexId>& gpus,
+                            std::string_view what);
+// Ranks grouped by node (ranks_by_node); every node must hold as many, else throws.
+std::vector<std::vector<topo::VertexId>> by_node(const topo::Topology& topology,
+                                                 const std::vector<topo::VertexId>& ranks, std::string_view what);
+
+// The double binary tree over `n` members as children, heights and depths (double_binary_tree_parents).
+struct TreePair {
+  std::vector<std::vector<int>> parent;                 // [tree][member], -1 at the root
+  std::vector<std::vector<std::vector<int>>> children;  // [tree][member]
+  std::vector<std::vector<int>> height, depth;          // [tree][member]: leaves 0; root 0
+  int root[2] = {0, 0};
+  int tree_height[2] = {0, 0};
+};
+TreePair tree_pair(int n);
+
+// The tree across nodes (tree.cpp): its wavefront steps per slice (the pipeline's depth), its
+// slices, and its DAG with the given slices (a closed form builds it with fewer, alpha_beta.cpp).
+int node_tree_steps(const topo::Topology& topology, const std::vector<topo::VertexId>& ranks);
+Pieces node_tree_pieces(const topo::Topology& topology, const CollectiveSpec& spec);
+PipelineDag node_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& cut);
+
+// The same for NVLS-tree (nvls_tree.cpp): the NVLS phases' slices and the trees' (the same sizes;
+// the delays of nvls_step and of step).
+int nvls_tree_steps(int nodes);
+std::pair<Pieces, Pieces> nvls_tree_pieces(const topo::Topology& topology, const CollectiveSpec& spec);
+PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& nvls,
+                                 const Pieces& tree);
+
+}  // namespace fathom::coll::detail

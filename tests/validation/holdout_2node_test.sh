@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Held-out 2-node validation (docs/calibration.md, "2-node held-out validation"): fathom
+# calibrated on the single-node Azure ND H100 v5 all-reduce and the 2-node NCCL_ALGO=Ring log of
+# the HGX H100 pair (hgx-h100-ib-2node/G_*) predicts the same pair's default-algorithm log
+# (D_*: NCCL's trees and NVLS-tree), which it never fitted, from 1 MiB up.
+#
+# Tolerance: median relative error <= 0.07 (measured 0.0659). The goal is 0.05; what keeps the
+# median above it is written beside the figure in docs/calibration.md (NVLS-tree at 4-8 MiB,
+# where NCCL runs fewer channels than fathom models, and at >= 2 GiB, where the single-node fit
+# puts NVLS's shortfall in a per-round step that NVLS-tree's concurrent phases hide). The tree
+# at 1 and 2 MiB is within 3.3%.
+set -uo pipefail
+build="$1"
+source_dir="$2"
+fathom="$build/fathom"
+data="$source_dir/data/calibration-data"
+source "$source_dir/tests/cli/check.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+out=$("$fathom" calibrate "$data/azure-nd-h100-v5/nccl_all_reduce.csv" "$data"/hgx-h100-ib-2node/G_*.log \
+  "$data"/hgx-h100-ib-2node/D_*.log --node dgx-h100 --op all_reduce --holdout-files 'D_*' -o "$tmp/p.yaml"); rc=$?
+check "calibrate with the default-algorithm log held out exits 0" test "$rc" -eq 0
+held=$(grep -E '^held_out: ' <<<"$out")
+echo "$held"
+check "the 14 points of the held-out log from 1 MiB up are predicted" grep -q 'points=14 ' <<<"$held"
+median=$(sed -E 's/.*median_rel_error=([0-9.e+-]+).*/\1/' <<<"$held")
+check "held-out median relative error $median <= 0.07" awk -v m="$median" 'BEGIN { exit !(m <= 0.07) }'
+# The tree's sizes: NCCL's chains and trees over the nodes, predicted within 5%.
+for size in 1048576 2097152; do
+  err=$(grep -E "^ +$size .*held out" <<<"$out" | awk '{gsub("%", "", $4); e = $4 + 0; print (e < 0 ? -e : e)}')
+  check "tree at $size B within 5% (${err}%)" awk -v e="$err" 'BEGIN { exit !(e != "" && e <= 5) }'
+done
+
+echo "held-out 2-node validation: $failures failed"
+[ "$failures" -eq 0 ]
