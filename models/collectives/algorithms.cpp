@@ -439,22 +439,22 @@ AlgorithmChoice choose_algorithm(Op op, double bytes, const GroupShape& shape, d
     case Op::kAllReduce:
       if (shape.one_nvlink_domain) {
         if (shape.nvls && shape.ranks > 1 && bytes >= nvls_min_bytes) {
-          return {Algorithm::kNvls, "one NVLink domain with in-switch reduction, large message: NVLS"};
+          return {Algorithm::kNvls, "one NVLink domain with in-switch reduction, large message"};
         }
-        return {Algorithm::kRing, "one NVLink domain, small message or no NVLS: ring"};
+        return {Algorithm::kRing, "one NVLink domain, small message or no NVLS"};
       }
       if (bytes < tree_max_bytes) {
-        return {Algorithm::kDoubleBinaryTree, "across nodes, small message: double binary tree (log-depth latency)"};
+        return {Algorithm::kDoubleBinaryTree, "across nodes, small message: log-depth latency"};
       }
       if (shape.nvls && shape.ranks_per_node > 0) {
-        return {Algorithm::kNvlsTree, "across nodes with NVLS in every node, large message: NVLS-tree"};
+        return {Algorithm::kNvlsTree, "across nodes with NVLS in every node, large message"};
       }
-      return {Algorithm::kRing, "across nodes, large message: ring (bandwidth-optimal)"};
+      return {Algorithm::kRing, "across nodes, large message: bandwidth-optimal"};
     case Op::kReduceScatter:
     case Op::kAllGather:
     case Op::kBroadcast:
     case Op::kReduce:
-      return {Algorithm::kRing, "ring (NCCL's only algorithm here without NVLS/CollNet)"};
+      return {Algorithm::kRing, "NCCL's only algorithm here without NVLS/CollNet"};
     case Op::kAllToAll:
       return {Algorithm::kDirect, "all-to-all: every pair at once"};
     case Op::kSendRecv:
