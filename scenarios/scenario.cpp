@@ -72,7 +72,10 @@ void read_fabric(Scenario& s, MapReader fabric) {
   f.leaves_per_pod = fabric.non_negative_int("leaves_per_pod", f.leaves_per_pod);
   f.cores = fabric.non_negative_int("cores", f.cores);
   f.links_per_leaf_spine = fabric.positive_int("links_per_leaf_spine", f.links_per_leaf_spine);
-  f.destination_routing = fabric.one_of("routing", {"ecmp", "d-mod-k"}, "ecmp") == "d-mod-k";
+  const std::string routing = fabric.one_of("routing", {"ecmp", "d-mod-k", "adaptive"}, "ecmp");
+  f.routing = routing == "d-mod-k"    ? topo::Routing::kDestination
+              : routing == "adaptive" ? topo::Routing::kAdaptive
+                                      : topo::Routing::kEcmpHash;
   ListReader links = fabric.list("links");
   s.locations[links.path()] = links.location();
   f.tier.clear();

@@ -633,7 +633,7 @@ Topology build_cluster(const ClusterSpec& spec) {
   const std::vector<VertexId> nics = build_nodes(t, spec);
   if (layout.tiers > 0) build_fabric(t, spec, layout, nics);
   summarise(t, spec, layout);
-  t.routing = spec.fabric.destination_routing ? Routing::kDestination : Routing::kEcmpHash;
+  t.routing = spec.fabric.routing;
   return t;
 }
 

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "topologies/cluster_spec.hpp"
+
 namespace fathom::topo {
 
 using VertexId = std::uint32_t;
@@ -87,14 +89,6 @@ std::string to_string(const TopologySummary& summary);
 // Boost.Graph view: vertex descriptors are VertexIds, each edge carries its LinkId.
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property,
                                     boost::property<boost::edge_index_t, LinkId>>;
-
-// How a router picks among equal-cost next hops.
-enum class Routing {
-  kEcmpHash,     // by a hash of the flow (Ethernet ECMP): flows to one destination spread out
-  kDestination,  // by the destination alone (InfiniBand's static D-mod-K fat-tree routing):
-                 // every flow to one destination takes the same path, and destinations on
-                 // consecutive host ports leave a switch on different uplinks (routing.hpp)
-};
 
 class Topology {
  public:

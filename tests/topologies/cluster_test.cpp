@@ -434,13 +434,13 @@ TEST_CASE("resized_cluster: the same system at any node count, counts re-derived
   base.fabric.leaves = 1;
   base.fabric.spines = 1;
   base.fabric.tier = {{50e9, 1000}, {50e9, 1000}};
-  base.fabric.destination_routing = true;
+  base.fabric.routing = Routing::kDestination;
 
   const ClusterSpec four = resized_cluster(base, 4);
   CHECK(four.nodes == 4);
   CHECK(four.fabric.radix == kDefaultResizeRadix);
   CHECK(four.fabric.tiers == 2);
-  CHECK(four.fabric.destination_routing);
+  CHECK(four.fabric.routing == Routing::kDestination);
   const FabricLayout l4 = layout_fabric(four);
   CHECK(l4.hosts_per_leaf == 32);  // radix 64, no oversubscription: half the ports down
   CHECK(l4.leaves == 1);

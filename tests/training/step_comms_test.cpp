@@ -16,12 +16,12 @@ namespace {
 
 // 32 DGX-like nodes (8 GPUs, 8 NICs of 50e9 B/s) on a non-blocking radix-32 fat-tree: 16 leaves
 // x 16 NIC ports, 16 spines.
-topo::ClusterSpec non_blocking(bool destination_routing) {
+topo::ClusterSpec non_blocking(topo::Routing routing) {
   topo::ClusterSpec spec;
   spec.nodes = 32;
   spec.fabric.radix = 32;
   spec.fabric.tier = {{50e9, 600}, {50e9, 600}};
-  spec.fabric.destination_routing = destination_routing;
+  spec.fabric.routing = routing;
   return spec;
 }
 
@@ -42,7 +42,7 @@ std::vector<FlowPair> shift(const topo::Topology& t, int nodes, int k) {
 
 TEST_CASE("StepComms with D-mod-K: every rail's shifted ring runs at the NIC's rate, one flow per fabric link") {
   const coll::CollectiveParams params;
-  StepComms comms(non_blocking(true), params, 1);
+  StepComms comms(non_blocking(topo::Routing::kDestination), params, 1);
   const topo::Topology& t = comms.topology();
   for (int k = 1; k < 32; ++k) {
     CAPTURE(k);
@@ -60,6 +60,6 @@ TEST_CASE("StepComms with D-mod-K: every rail's shifted ring runs at the NIC's r
     CHECK(round.seconds_per_byte == doctest::Approx(1 / (50e9 * params.efficiency.nic)));
   }
   // ECMP hashing on the same fabric collides somewhere, and the slowest flow paces the round.
-  StepComms hashed(non_blocking(false), params, 1);
+  StepComms hashed(non_blocking(topo::Routing::kEcmpHash), params, 1);
   CHECK(hashed.round(shift(hashed.topology(), 32, 1)).seconds_per_byte > 1.5 / (50e9 * params.efficiency.nic));
 }
