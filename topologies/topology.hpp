@@ -35,6 +35,12 @@ enum class LinkClass {
   kStorage,    // storage endpoint links
 };
 
+// Whether a link is part of the scale-out fabric (NIC-leaf, leaf-spine, spine-core): a route
+// that crosses one leaves its node.
+constexpr bool is_fabric(LinkClass cls) {
+  return cls == LinkClass::kHostLeaf || cls == LinkClass::kLeafSpine || cls == LinkClass::kSpineCore;
+}
+
 std::string_view to_string(VertexKind kind);
 std::string_view to_string(LinkClass cls);
 
