@@ -109,7 +109,8 @@ std::string scenario_key(std::string field) {
   auto replace = [&](std::string_view from, std::string_view to) {
     if (auto pos = field.find(from); pos != std::string::npos) field.replace(pos, from.size(), to);
   };
-  replace("fabric.tier", "fabric.links");
+  // fabric.tier and fabric.tier[i] (the link speeds), not fabric.tiers.
+  if (field == "fabric.tier" || field.rfind("fabric.tier[", 0) == 0) replace("fabric.tier", "fabric.links");
   replace(".link_bytes_per_s", ".bandwidth");
   replace(".link_latency_ns", ".latency");
   replace("_bytes_per_s", "_bandwidth");

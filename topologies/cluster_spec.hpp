@@ -42,7 +42,8 @@ enum class Routing {
 
 enum class FabricKind {
   kFatTree,        // leaf-spine(-core); each NIC on a leaf, NICs of a node spread over leaves in order
-  kRailOptimized,  // NIC i of every node on rail i: a leaf group of its own, joined by the spines
+  kRailOptimized,  // NIC i of every node on rail i: a leaf group of its own (per pod with 3 tiers),
+                   // joined by the spines (of the pod; pods joined by cores)
 };
 
 struct FabricSpec {

@@ -394,6 +394,12 @@ TEST_CASE("D-mod-K on non-blocking fat-trees: every shift permutation puts at mo
       {"3-tier, 128 DGX nodes, radix 16 (16 pods, 64 cores), GPU to GPU", dgx_on_radix(128, 3, 16), VertexKind::kGpu});
   cases.push_back({"rail-optimised, 64 DGX nodes, radix 32 (8 rails x 4 leaves, 16 spines), GPU to GPU",
                    dgx_on_radix(64, 2, 32, FabricKind::kRailOptimized), VertexKind::kGpu});
+  cases.push_back(
+      {"3-tier rail-optimised, 64 DGX nodes, radix 32 (2 pods of 8 rails x 2 leaves, 16 spines each; "
+       "256 cores), GPU to GPU",
+       dgx_on_radix(64, 3, 32, FabricKind::kRailOptimized), VertexKind::kGpu});
+  cases.push_back({"3-tier rail-optimised, 64 DGX nodes, radix 16 (8 pods of 8 rails x 1 leaf), NIC to NIC",
+                   dgx_on_radix(64, 3, 16, FabricKind::kRailOptimized), VertexKind::kNic});
   for (const auto& c : cases) {
     CAPTURE(c.name);
     const Topology t = build_cluster(c.spec);
