@@ -132,6 +132,13 @@ void check_cluster(const Scenario& s) {
     const std::string at = nearest_written(s, key);
     const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
     const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
+    // The fabric's count relations say "expected E, found F[; hint]" themselves: keep their parts.
+    if (const auto found = why.find(", found "); why.rfind("expected ", 0) == 0 && found != std::string::npos) {
+      const std::string rest = why.substr(found + 8);
+      const auto semicolon = rest.find("; ");
+      throw ScenarioError(where, key, why.substr(9, found - 9), rest.substr(0, semicolon),
+                          semicolon == std::string::npos ? std::string() : rest.substr(semicolon + 2));
+    }
     const auto written = s.written.find(key);
     throw ScenarioError(where, key, "a value that fits the rest of the cluster (" + why + ")",
                         written != s.written.end() ? quote_found(written->second)

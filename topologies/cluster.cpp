@@ -302,8 +302,9 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
     const Count pod_nodes = rail ? leaves_per_pod / nics * hosts : 0;
     const Count need_pods = rail ? ceil_div(nodes, pod_nodes) : ceil_div(ceil_div(ports, hosts), leaves_per_pod);
     const std::string pod_holds =
-        rail ? "a pod holds " + num(leaves_per_pod / nics) + " leaves per rail x " + num(hosts) +
-                   " hosts_per_leaf = " + num(pod_nodes) + " of the " + num(nodes) + " nodes"
+        rail ? "a pod holds " + num(leaves_per_pod / nics) + (leaves_per_pod / nics == 1 ? " leaf" : " leaves") +
+                   " per rail x " + num(hosts) + " hosts_per_leaf = " + num(pod_nodes) + " of the " + num(nodes) +
+                   " nodes"
              : "a pod holds " + num(leaves_per_pod) + " leaves x " + num(hosts) +
                    " hosts_per_leaf = " + num(leaves_per_pod * hosts) + " of the " + cluster_ports;
     if (f.leaves > 0) {
