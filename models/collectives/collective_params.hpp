@@ -76,10 +76,11 @@ struct CollectiveParams {
   // connection per channel, each with NCCL_IB_QPS_PER_CONNECTION queue pairs (default 1), and a
   // RoCE NIC hashes each queue pair as its own flow; NCCL runs two channels through every NIC
   // pair of a ring: it duplicates the channels its topology search finds (ncclTopoPreset,
-  // src/graph/connect.cc), and point-to-point uses NCCL_NCHANNELS_PER_NET_PEER = 2 (NCCL 2.12 to
-  // 2.19). Hence 2 = 2 channels x 1 queue pair. Only ECMP reads it: with D-mod-K every flow to one
-  // destination takes one path, and adaptive routing spreads each flow over every path anyway,
-  // so splitting changes nothing there (every transfer splits alike).
+  // src/graph/connect.cc), and point-to-point uses NCCL_NCHANNELS_PER_NET_PEER channels per
+  // network peer (2 where the sources fix a default). Hence 2 = 2 channels x 1 queue pair
+  // (docs/network.md, "Routing modes and flows per connection"). Only ECMP reads it: with
+  // D-mod-K every flow to one destination takes one path, and adaptive routing spreads each flow
+  // over every path anyway, so splitting changes nothing there (every transfer splits alike).
   int flows_per_connection = 2;
 
   // Protocols: which one NCCL runs is a function of the message size and the algorithm (its
