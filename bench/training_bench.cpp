@@ -2,14 +2,17 @@
 // PP 16, sequence 8,192, 16 sequences per replica, full recomputation) on DGX H100 nodes, with
 // the data-parallel degree scaled so that the cluster goes from 1,024 to 16,384 GPUs, on a
 // 2-tier fat-tree of 64-port leaves. Each size is timed `--repeats` times, interleaved, and
-// the median is kept; the exponent of wall time against GPUs is fitted on log-log.
+// the median is kept; the exponent of wall time against GPUs is fitted on log-log. The fabric's
+// routing (ECMP by default) and the flows per connection (collectives.flows_per_connection) can be
+// set, to time what each costs.
 //
-//   build/bench/training-bench --repeats 3
+//   build/bench/training-bench --repeats 3 [--routing ecmp|d-mod-k|adaptive] [--flows-per-connection 2]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "models/workloads/training/step_model.hpp"
@@ -26,7 +29,7 @@ struct Case {
   topo::ClusterSpec cluster;
 };
 
-Case make_case(int gpus) {
+Case make_case(int gpus, topo::Routing routing) {
   Case c;
   c.cluster.nodes = gpus / 8;
   c.cluster.node = scenario::find_catalog_node("dgx-h100")->node;
@@ -35,6 +38,7 @@ Case make_case(int gpus) {
   c.cluster.fabric.hosts_per_leaf = 64;
   c.cluster.fabric.spines = 64;
   c.cluster.fabric.tier = {{50e9, 1000}, {50e9, 1000}};
+  c.cluster.fabric.routing = routing;
   train::TrainingSpec& s = c.spec;
   s.model = *scenario::find_catalog_model("llama3-405b");
   s.gpus = gpus;
@@ -55,16 +59,25 @@ int main(int argc, char** argv) {
   CLI::App app{"fathom training-step model: wall time of one simulated step against GPU count"};
   int repeats = 3;
   app.add_option("--repeats", repeats, "timed runs per size (median kept)")->check(CLI::Range(1, 50));
+  std::string routing_name = "ecmp";
+  app.add_option("--routing", routing_name, "the fabric's routing")
+      ->check(CLI::IsMember({"ecmp", "d-mod-k", "adaptive"}));
+  coll::CollectiveParams params;
+  app.add_option("--flows-per-connection", params.flows_per_connection, "ECMP flows per point-to-point transfer")
+      ->check(CLI::Range(1, 256));
   CLI11_PARSE(app, argc, argv);
+  const topo::Routing routing = routing_name == "d-mod-k"    ? topo::Routing::kDestination
+                                : routing_name == "adaptive" ? topo::Routing::kAdaptive
+                                                             : topo::Routing::kEcmpHash;
   const auto& accelerator = *scenario::find_catalog_accelerator("h100-sxm");
   const std::vector<int> sizes{1024, 2048, 4096, 8192, 16384};
   std::vector<std::vector<double>> wall(sizes.size());
   std::vector<double> step(sizes.size());
   for (int r = 0; r < repeats; ++r) {
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const Case c = make_case(sizes[i]);
+      const Case c = make_case(sizes[i], routing);
       const auto t0 = std::chrono::steady_clock::now();
-      const train::TrainingResult result = train::simulate_training_step(c.spec, accelerator, c.cluster, {}, 1);
+      const train::TrainingResult result = train::simulate_training_step(c.spec, accelerator, c.cluster, params, 1);
       wall[i].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       step[i] = result.step_seconds;
     }

@@ -39,6 +39,8 @@ void write_routes_csv(std::ostream& out, const topo::Topology& topology, const s
     for (std::size_t h = 0; h < routes[i].route.size(); ++h) {
       if (h > 0) out << ';';
       out << topology.link(routes[i].route[h]).name;
+      // A flow spread over several paths (adaptive routing): the part of its bytes on the link.
+      if (!routes[i].fractions.empty()) out << '*' << g17(routes[i].fractions[h]);
     }
     out << '\n';
   }

@@ -39,7 +39,7 @@ MeasuredSystem system_from_node(const std::string& node) {
   m.cluster.fabric.radix = topo::kDefaultResizeRadix;
   const topo::TierSpec tier{entry->node.nic_bytes_per_s, 1000};
   m.cluster.fabric.tier = {tier, tier};
-  m.cluster.fabric.destination_routing = true;  // InfiniBand's static D-mod-K routing
+  m.cluster.fabric.routing = topo::Routing::kDestination;  // InfiniBand's static D-mod-K routing
   m.described = "catalog node " + entry->name +
                 " on the default fabric (fat-tree, radix 64, NIC-rate links, 1 us/hop, D-mod-K routing)";
   return m;

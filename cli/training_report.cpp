@@ -144,6 +144,12 @@ void write_json(std::ostream& out, const scenario::Scenario& s, const topo::Topo
   j.value(s.accelerator.name);
   j.key("local_nvme_bytes_per_node");
   j.value(s.cluster.node.local_nvme_bytes);
+  j.key("routing");
+  j.value(s.cluster.fabric.routing == topo::Routing::kDestination ? "d-mod-k"
+          : s.cluster.fabric.routing == topo::Routing::kAdaptive  ? "adaptive"
+                                                                  : "ecmp");
+  j.key("flows_per_connection");
+  j.value(s.collectives.flows_per_connection);
   j.key("warnings");
   j.begin_array();
   for (const auto& w : topology.summary.warnings) {

@@ -9,14 +9,20 @@
 
 namespace fathom::scenario {
 
+namespace {
+// NCCL allows at most 128 queue pairs per connection (NCCL_IB_QPS_PER_CONNECTION), and fathom runs
+// two channels through a NIC pair.
+constexpr int kMaxFlowsPerConnection = 256;
+}  // namespace
+
 void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
                               const std::function<void(const ValueReader&)>& note) {
   const auto noted = [&](const ValueReader& v) {
     if (note) note(v);
   };
-  for (auto key :
-       {"alpha", "launch", "step", "nvls_step", "slice", "nvls_chunk", "nvls_channels", "max_slices", "ll_alpha",
-        "ll128_alpha", "ll_max", "ll128_max", "tree_ll_max", "tree_ll128_max", "nvls_min", "tree_max"}) {
+  for (auto key : {"alpha", "launch", "step", "nvls_step", "slice", "nvls_chunk", "nvls_channels", "max_slices",
+                   "ll_alpha", "ll128_alpha", "ll_max", "ll128_max", "tree_ll_max", "tree_ll128_max", "nvls_min",
+                   "tree_max", "flows_per_connection"}) {
     if (auto v = c.find(key)) noted(*v);
   }
   p.alpha_ns = c.duration("alpha", sim::SimTime::from_ns(p.alpha_ns)).ns();
@@ -28,6 +34,12 @@ void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
       static_cast<double>(c.bytes("nvls_chunk", static_cast<std::int64_t>(p.nvls_chunk_bytes), Sign::kPositive));
   p.nvls_channels = c.positive_int("nvls_channels", p.nvls_channels);
   p.max_slices = c.positive_int("max_slices", p.max_slices);
+  p.flows_per_connection = c.positive_int("flows_per_connection", p.flows_per_connection);
+  if (p.flows_per_connection > kMaxFlowsPerConnection) {
+    c.find("flows_per_connection")
+        ->fail("at most " + std::to_string(kMaxFlowsPerConnection) +
+               " flows per connection (NCCL's channels through a NIC pair times NCCL_IB_QPS_PER_CONNECTION)");
+  }
   // Protocols: NCCL's choice by size, their step latencies and wire efficiencies, or NCCL_PROTO.
   p.ll.alpha_ns = c.duration("ll_alpha", sim::SimTime::from_ns(p.ll.alpha_ns)).ns();
   p.ll128.alpha_ns = c.duration("ll128_alpha", sim::SimTime::from_ns(p.ll128.alpha_ns)).ns();

@@ -72,7 +72,10 @@ void read_fabric(Scenario& s, MapReader fabric) {
   f.leaves_per_pod = fabric.non_negative_int("leaves_per_pod", f.leaves_per_pod);
   f.cores = fabric.non_negative_int("cores", f.cores);
   f.links_per_leaf_spine = fabric.positive_int("links_per_leaf_spine", f.links_per_leaf_spine);
-  f.destination_routing = fabric.one_of("routing", {"ecmp", "d-mod-k"}, "ecmp") == "d-mod-k";
+  const std::string routing = fabric.one_of("routing", {"ecmp", "d-mod-k", "adaptive"}, "ecmp");
+  f.routing = routing == "d-mod-k"    ? topo::Routing::kDestination
+              : routing == "adaptive" ? topo::Routing::kAdaptive
+                                      : topo::Routing::kEcmpHash;
   ListReader links = fabric.list("links");
   s.locations[links.path()] = links.location();
   f.tier.clear();
@@ -106,7 +109,8 @@ std::string scenario_key(std::string field) {
   auto replace = [&](std::string_view from, std::string_view to) {
     if (auto pos = field.find(from); pos != std::string::npos) field.replace(pos, from.size(), to);
   };
-  replace("fabric.tier", "fabric.links");
+  // fabric.tier and fabric.tier[i] (the link speeds), not fabric.tiers.
+  if (field == "fabric.tier" || field.rfind("fabric.tier[", 0) == 0) replace("fabric.tier", "fabric.links");
   replace(".link_bytes_per_s", ".bandwidth");
   replace(".link_latency_ns", ".latency");
   replace("_bytes_per_s", "_bandwidth");
@@ -128,6 +132,13 @@ void check_cluster(const Scenario& s) {
     const std::string at = nearest_written(s, key);
     const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
     const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
+    // The fabric's count relations say "expected E, found F[; hint]" themselves: keep their parts.
+    if (const auto found = why.find(", found "); why.rfind("expected ", 0) == 0 && found != std::string::npos) {
+      const std::string rest = why.substr(found + 8);
+      const auto semicolon = rest.find("; ");
+      throw ScenarioError(where, key, why.substr(9, found - 9), rest.substr(0, semicolon),
+                          semicolon == std::string::npos ? std::string() : rest.substr(semicolon + 2));
+    }
     const auto written = s.written.find(key);
     throw ScenarioError(where, key, "a value that fits the rest of the cluster (" + why + ")",
                         written != s.written.end() ? quote_found(written->second)

@@ -109,10 +109,6 @@ void validate_node(const ClusterSpec& spec) {
 // The fields every fabric shares; then the tier-1 port split.
 void validate_fabric_fields(const FabricSpec& f) {
   if (f.tiers != 2 && f.tiers != 3) fail("fabric.tiers", "must be 2 or 3, got " + num(Count{f.tiers}));
-  if (f.kind == FabricKind::kRailOptimized && f.tiers != 2) {
-    fail("fabric.tiers",
-         "a rail-optimised fabric is 2-tier (rails of leaves joined by spines), got " + num(Count{f.tiers}));
-  }
   const char* tier_names[] = {"NIC-leaf", "leaf-spine", "spine-core"};
   if (f.tier.size() != static_cast<std::size_t>(f.tiers)) {
     std::string need;
@@ -222,33 +218,47 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
   Count cores = 0;
   Count cores_per_spine = 0;
 
-  if (f.kind == FabricKind::kRailOptimized) {
-    // Each rail holds one NIC of every node.
-    const Count need = ceil_div(nodes, hosts);
-    if (f.leaves > 0) {
-      if (f.leaves % nics != 0) {
-        fail("fabric.leaves", num(Count{f.leaves}) + " is not a multiple of the " + num(nics) +
-                                  " rails (one per NIC of a node, node.nics)");
+  const bool rail = f.kind == FabricKind::kRailOptimized;
+  // What the NIC ports need, in words, for the messages below.
+  const std::string cluster_ports = num(ports) + " NIC ports (nodes " + num(nodes) + " x node.nics " + num(nics) + ")";
+  if (f.tiers == 2) {
+    if (rail) {
+      // Each rail holds one NIC of every node, on leaves of its own.
+      const Count need = ceil_div(nodes, hosts);
+      if (f.leaves > 0) {
+        if (f.leaves % nics != 0) {
+          fail("fabric.leaves", "expected a multiple of the " + num(nics) +
+                                    " rails (node.nics: every rail has leaves of its own), found " +
+                                    num(Count{f.leaves}));
+        }
+        if (f.leaves / nics < need) {
+          fail("fabric.leaves", "expected at least " + num(need * nics) + " leaves (" + num(nics) + " rails x " +
+                                    num(need) + " leaves of " + num(hosts) +
+                                    " hosts_per_leaf, for one NIC of each of " + num(nodes) +
+                                    " nodes per rail), found " + num(Count{f.leaves}) + " (" + num(f.leaves / nics) +
+                                    " per rail, " + num(f.leaves / nics * hosts) + " NIC ports per rail)");
+        }
+        leaves_per_rail = f.leaves / nics;
+      } else {
+        leaves_per_rail = need;
       }
-      if (f.leaves / nics < need) {
-        fail("fabric.leaves", num(Count{f.leaves}) + " leaves give each of the " + num(nics) + " rails " +
-                                  num(f.leaves / nics) + " leaves x " + num(hosts) +
-                                  " hosts_per_leaf = " + num(f.leaves / nics * hosts) +
-                                  " ports, but a rail carries one NIC of each of " + num(nodes) + " nodes");
-      }
-      leaves_per_rail = f.leaves / nics;
+      leaves = leaves_per_rail * nics;
     } else {
-      leaves_per_rail = need;
+      const Count need = ceil_div(ports, hosts);
+      if (f.leaves > 0 && f.leaves < need) {
+        fail("fabric.leaves", "expected at least " + num(need) + " leaves (" + num(hosts) +
+                                  " hosts_per_leaf each, for " + cluster_ports + "), found " + num(Count{f.leaves}) +
+                                  " (" + num(f.leaves * hosts) + " NIC ports)");
+      }
+      leaves = f.leaves > 0 ? f.leaves : need;
     }
-    leaves = leaves_per_rail * nics;
-  } else if (f.tiers == 2) {
-    const Count need = ceil_div(ports, hosts);
-    if (f.leaves > 0 && f.leaves < need) {
-      fail("fabric.leaves", num(Count{f.leaves}) + " leaves x " + num(hosts) + " hosts_per_leaf hold " +
-                                num(f.leaves * hosts) + " NIC ports, but the cluster has " + num(ports) + " (nodes " +
-                                num(nodes) + " x node.nics " + num(nics) + ")");
+    if (radix > 0 && leaves * m > radix) {
+      fail("fabric.radix",
+           "expected at least " + num(leaves * m) + " ports on every spine (" +
+               (rail ? num(nics) + " rails x " + num(leaves_per_rail) + " leaves" : num(leaves) + " leaves") + " x " +
+               num(m) + " links_per_leaf_spine), found radix " + num(radix) +
+               "; use fabric.tiers: 3 or a larger radix");
     }
-    leaves = f.leaves > 0 ? f.leaves : need;
   } else {
     if (f.leaves_per_pod > 0) {
       leaves_per_pod = f.leaves_per_pod;
@@ -256,6 +266,11 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
       leaves_per_pod = radix / 2;
     } else {
       fail("fabric.leaves_per_pod", "give leaves_per_pod or a radix to derive it from (radix / 2)");
+    }
+    if (rail && leaves_per_pod % nics != 0) {
+      fail("fabric.leaves_per_pod", "expected a multiple of the " + num(nics) +
+                                        " rails (node.nics: every rail has leaves of its own in every pod), found " +
+                                        num(leaves_per_pod) + (f.leaves_per_pod > 0 ? "" : " (radix / 2)"));
     }
     const Count spine_down = leaves_per_pod * m;
     if (radix > 0 && spine_down >= radix) {
@@ -282,33 +297,36 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
     } else {
       fail("fabric.cores", "give cores or a radix to derive them from");
     }
-    const Count need = ceil_div(ports, hosts);
+    // A fat-tree pod holds leaves_per_pod x hosts_per_leaf NIC ports in node order; a rail-optimised
+    // pod holds the nodes whose NICs fill its rails' leaves: leaves_per_pod / rails leaves per rail.
+    const Count pod_nodes = rail ? leaves_per_pod / nics * hosts : 0;
+    const Count need_pods = rail ? ceil_div(nodes, pod_nodes) : ceil_div(ceil_div(ports, hosts), leaves_per_pod);
+    const std::string pod_holds =
+        rail ? "a pod holds " + num(leaves_per_pod / nics) + (leaves_per_pod / nics == 1 ? " leaf" : " leaves") +
+                   " per rail x " + num(hosts) + " hosts_per_leaf = " + num(pod_nodes) + " of the " + num(nodes) +
+                   " nodes"
+             : "a pod holds " + num(leaves_per_pod) + " leaves x " + num(hosts) +
+                   " hosts_per_leaf = " + num(leaves_per_pod * hosts) + " of the " + cluster_ports;
     if (f.leaves > 0) {
       if (f.leaves % leaves_per_pod != 0) {
-        fail("fabric.leaves", num(Count{f.leaves}) + " is not a multiple of leaves_per_pod " + num(leaves_per_pod) +
-                                  " (pods are whole)");
+        fail("fabric.leaves", "expected a multiple of leaves_per_pod " + num(leaves_per_pod) +
+                                  " (pods are whole), found " + num(Count{f.leaves}));
       }
-      if (f.leaves < need) {
-        fail("fabric.leaves", num(Count{f.leaves}) + " leaves x " + num(hosts) + " hosts_per_leaf hold " +
-                                  num(f.leaves * hosts) + " NIC ports, but the cluster has " + num(ports) + " (nodes " +
-                                  num(nodes) + " x node.nics " + num(nics) + ")");
+      if (f.leaves / leaves_per_pod < need_pods) {
+        fail("fabric.leaves", "expected at least " + num(need_pods * leaves_per_pod) + " leaves (" + num(need_pods) +
+                                  " pods: " + pod_holds + "), found " + num(Count{f.leaves}));
       }
       leaves = f.leaves;
     } else {
-      leaves = ceil_div(need, leaves_per_pod) * leaves_per_pod;
+      leaves = need_pods * leaves_per_pod;
     }
+    if (rail) leaves_per_rail = leaves_per_pod / nics;
     pods = leaves / leaves_per_pod;
     if (radix > 0 && pods > radix) {
-      fail("fabric.radix", num(pods) + " pods need " + num(pods) +
-                               " ports on every core (one cable per pod), more than radix " + num(radix) +
-                               "; the largest 3-tier fabric of this radix has " + num(radix) + " pods x " +
-                               num(leaves_per_pod * hosts) + " NIC ports");
+      fail("fabric.radix", "expected at least " + num(pods) + " ports on every core (one cable per pod, " + num(pods) +
+                               " pods: " + pod_holds + "), found radix " + num(radix) +
+                               "; the largest 3-tier fabric of this radix has " + num(radix) + " pods");
     }
-  }
-  if (f.tiers == 2 && radix > 0 && leaves * m > radix) {
-    fail("fabric.radix", "every spine needs " + num(leaves * m) + " ports (" + num(leaves) + " leaves x " + num(m) +
-                             " links_per_leaf_spine), more than radix " + num(radix) +
-                             "; use fabric.tiers: 3 or a larger radix");
   }
   const Count spine_count = sat_mul(f.tiers == 3 ? pods : 1, spines);
   const Count switches = leaves + spine_count + cores;
@@ -415,13 +433,18 @@ void build_fabric(Topology& t, const ClusterSpec& spec, const FabricLayout& L, c
   const double host_bytes_per_s = std::min(spec.node.nic_bytes_per_s, f.tier[0].link_bytes_per_s);
   const std::vector<VertexId> leaves = add_switches(t, L.leaves, "leaf", 1);
 
-  // NIC -> leaf.
+  // NIC -> leaf. Rail-optimised: a pod's nodes (all nodes with 2 tiers) put NIC r on the rail-r
+  // leaves of their pod, leaves_per_rail of them, hosts_per_leaf nodes each.
+  const std::size_t hosts = static_cast<std::size_t>(L.hosts_per_leaf);
+  const std::size_t per_rail = static_cast<std::size_t>(L.leaves_per_rail);
+  const std::size_t pod_nodes = per_rail * hosts;
+  const std::size_t pod_leaves = static_cast<std::size_t>(L.pods > 0 ? L.leaves_per_pod : L.leaves);
   for (std::size_t g = 0; g < nics.size(); ++g) {
-    std::size_t leaf = g / static_cast<std::size_t>(L.hosts_per_leaf);
+    std::size_t leaf = g / hosts;
     if (L.rails > 0) {
       const std::size_t node = g / static_cast<std::size_t>(L.rails);
       const std::size_t rail = g % static_cast<std::size_t>(L.rails);
-      leaf = rail * static_cast<std::size_t>(L.leaves_per_rail) + node / static_cast<std::size_t>(L.hosts_per_leaf);
+      leaf = node / pod_nodes * pod_leaves + rail * per_rail + node % pod_nodes / hosts;
     }
     t.add_cable(nics[g], leaves[leaf], host_bytes_per_s, f.tier[0].link_latency_ns, LinkClass::kHostLeaf);
   }
@@ -501,9 +524,13 @@ std::string describe(const ClusterSpec& spec, const FabricLayout& L) {
   }
   if (L.tiers == 0) return d + "; no scale-out fabric";
   d += "; ";
-  if (L.rails > 0) {
+  if (L.rails > 0 && L.tiers == 2) {
     d += "rail-optimised, " + plural(L.rails, "rail", "rails") + " x " + plural(L.leaves_per_rail, "leaf", "leaves") +
          " x " + std::to_string(L.hosts_per_leaf) + " host ports, " + plural(L.spines, "spine", "spines");
+  } else if (L.rails > 0) {
+    d += "3-tier rail-optimised, " + plural(L.pods, "pod", "pods") + " x (" + plural(L.rails, "rail", "rails") + " x " +
+         plural(L.leaves_per_rail, "leaf", "leaves") + " x " + std::to_string(L.hosts_per_leaf) + " host ports, " +
+         plural(L.spines, "spine", "spines") + "), " + plural(L.cores, "core", "cores");
   } else if (L.tiers == 2) {
     d += "2-tier fat-tree, " + plural(L.leaves, "leaf", "leaves") + " x " + std::to_string(L.hosts_per_leaf) +
          " host ports, " + plural(L.spines, "spine", "spines");
@@ -633,7 +660,7 @@ Topology build_cluster(const ClusterSpec& spec) {
   const std::vector<VertexId> nics = build_nodes(t, spec);
   if (layout.tiers > 0) build_fabric(t, spec, layout, nics);
   summarise(t, spec, layout);
-  t.routing = spec.fabric.destination_routing ? Routing::kDestination : Routing::kEcmpHash;
+  t.routing = spec.fabric.routing;
   return t;
 }
 

@@ -1,7 +1,7 @@
 // build_cluster(): turns a ClusterSpec into a Topology: NVLink islands inside the nodes
 // (or NVLink domains spanning several nodes), NICs on PCIe, and a scale-out fabric that is
-// a 2-tier leaf-spine, a 3-tier leaf-spine-core fat-tree in pods, or a rail-optimised
-// leaf-spine. docs/topology.md describes the result; this header states the rules.
+// a 2-tier leaf-spine, a 3-tier leaf-spine-core fat-tree in pods, or a rail-optimised fabric
+// of 2 or 3 tiers. docs/topology.md describes the result; this header states the rules.
 //
 // Naming (stable: it appears in every CSV fathom writes):
 //   n<i>.gpu<j>, n<i>.nic<k>   GPU j and NIC k of node i
@@ -9,7 +9,7 @@
 //   nvl<d>.nvswitch            the plane shared by nodes [d*D, (d+1)*D) when D = nvlink_domain_nodes > 1
 //   leaf<l>                    tier-1 switches, numbered globally from 0
 //   spine<s>                   tier-2 switches of a 2-tier fabric (fat-tree or rail-optimised)
-//   spine<p>.<s>               spine s of pod p in a 3-tier fat-tree
+//   spine<p>.<s>               spine s of pod p in a 3-tier fabric (fat-tree or rail-optimised)
 //   core<c>                    tier-3 switches
 //
 // Wiring:
@@ -20,7 +20,10 @@
 //     fill the leaves in order, hosts_per_leaf ports each; the last leaf may be part full.
 //   - rail-optimised: rail r = NIC r of every node. Leaves are numbered rail-major: rail r
 //     owns leaves [r*Lr, (r+1)*Lr) with Lr = leaves per rail, and node i's NIC r sits on
-//     leaf r*Lr + i/hosts_per_leaf.
+//     leaf r*Lr + i/hosts_per_leaf. With 3 tiers the same inside each pod: pod p holds nodes
+//     [p*Np, (p+1)*Np), Np = Lr * hosts_per_leaf with Lr = leaves_per_pod / rails, and node i's
+//     NIC r sits on leaf p*leaves_per_pod + r*Lr + (i mod Np)/hosts_per_leaf; pods are joined by
+//     cores as in the fat-tree.
 //   - every leaf has links_per_leaf_spine parallel cables to every spine (of its pod).
 //   - 3-tier: pod p = leaves [p*P, (p+1)*P) with P = leaves_per_pod, and spines spine<p>.*.
 //     Spine s of every pod has one cable to each of cores [s*c, (s+1)*c), c = cores per
@@ -34,8 +37,9 @@
 //   leaf up ports    = R - hosts_per_leaf
 //   spines           = leaf up ports / links_per_leaf_spine  (2-tier total; 3-tier per pod; must divide)
 //   leaves           = ceil(NIC ports / hosts_per_leaf)      (fat-tree; rail: per rail over nodes; 3-tier:
-//                                                            rounded up to whole pods)
-//   leaves_per_pod   = R / 2                                 (3-tier)
+//                                                            rounded up to whole pods; 3-tier rail:
+//                                                            ceil(nodes / Np) pods)
+//   leaves_per_pod   = R / 2                                 (3-tier; rail: must be a multiple of the rails)
 //   cores per spine  = R - leaves_per_pod * links_per_leaf_spine;  cores = spines per pod * that
 // With a radix, every switch's port budget is checked (leaf down + up <= R, spine down
 // (+ up) <= R, core: one port per pod <= R). Without one, counts must be explicit and no port
@@ -73,7 +77,7 @@ struct FabricLayout {
   int spines = 0;          // 2-tier: in total; 3-tier: per pod
   int links_per_leaf_spine = 1;
   int rails = 0;            // rail-optimised: NICs per node; 0 otherwise
-  int leaves_per_rail = 0;  // rail-optimised only
+  int leaves_per_rail = 0;  // rail-optimised only: in all (2-tier), per pod (3-tier)
   int pods = 0;             // 3-tier only
   int leaves_per_pod = 0;   // 3-tier only
   int cores = 0;            // 3-tier only

@@ -29,9 +29,21 @@ struct TierSpec {
   std::int64_t link_latency_ns = 0;  // one way, switch latency included
 };
 
+// How a fabric's switches pick among equal-cost next hops (topologies/routing.hpp).
+enum class Routing {
+  kEcmpHash,     // by a hash of the flow (Ethernet ECMP): flows to one destination spread out
+  kDestination,  // by the destination alone (InfiniBand's static D-mod-K fat-tree routing):
+                 // every flow to one destination takes the same path, and destinations on
+                 // consecutive host ports leave a switch on different uplinks
+  kAdaptive,     // per packet, onto the least-loaded equal-cost port (InfiniBand adaptive routing,
+                 // packet spraying): at flow level every flow is spread evenly over its
+                 // equal-cost next hops at each hop (Router::spread)
+};
+
 enum class FabricKind {
   kFatTree,        // leaf-spine(-core); each NIC on a leaf, NICs of a node spread over leaves in order
-  kRailOptimized,  // NIC i of every node on rail i: a leaf group of its own, joined by the spines
+  kRailOptimized,  // NIC i of every node on rail i: a leaf group of its own (per pod with 3 tiers),
+                   // joined by the spines (of the pod; pods joined by cores)
 };
 
 struct FabricSpec {
@@ -40,15 +52,15 @@ struct FabricSpec {
   // Either a switch radix (k-ary fat-tree: ports per switch, halved between down and up
   // unless oversubscribed) or explicit counts; explicit counts win where given (> 0).
   int radix = 0;
-  double oversubscription = 1.0;     // tier-1 down:up capacity ratio (3.0 = 3:1)
-  int hosts_per_leaf = 0;            // NIC ports down per leaf
-  int leaves = 0;                    // 0: as many as the NICs need
-  int spines = 0;                    // 2-tier: spines in total; 3-tier: spines per pod
-  int leaves_per_pod = 0;            // 3-tier only
-  int cores = 0;                     // 3-tier only
-  int links_per_leaf_spine = 1;      // parallel cables between each leaf and each spine
-  std::vector<TierSpec> tier;        // index 0 = tier 1 (NIC-leaf), 1 = leaf-spine, 2 = spine-core
-  bool destination_routing = false;  // InfiniBand-style D-mod-K static routing instead of ECMP hashing
+  double oversubscription = 1.0;  // tier-1 down:up capacity ratio (3.0 = 3:1)
+  int hosts_per_leaf = 0;         // NIC ports down per leaf
+  int leaves = 0;                 // 0: as many as the NICs need
+  int spines = 0;                 // 2-tier: spines in total; 3-tier: spines per pod
+  int leaves_per_pod = 0;         // 3-tier only
+  int cores = 0;                  // 3-tier only
+  int links_per_leaf_spine = 1;   // parallel cables between each leaf and each spine
+  std::vector<TierSpec> tier;     // index 0 = tier 1 (NIC-leaf), 1 = leaf-spine, 2 = spine-core
+  Routing routing = Routing::kEcmpHash;
 };
 
 struct ClusterSpec {

@@ -287,6 +287,60 @@ const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64
   return routes_.emplace(key, std::move(path)).first->second;
 }
 
+const std::vector<SpreadLink>& Router::spread(VertexId src, VertexId dst) {
+  const RouteKey key{src, dst, 0};
+  if (auto it = spreads_.find(key); it != spreads_.end()) return it->second;
+  check(src, dst);
+  std::vector<SpreadLink> out;
+  if (src != dst) {
+    const Target t = target(dst);
+    std::uint32_t dist = t.distance(src, false);
+    if (dist == kNoPath) unreachable(src, dst);
+    // Hop by hop: every state (vertex, arrived over PCIe) at this distance with the fraction of
+    // the flow that reaches it, split evenly over its candidates. States and links of one hop are
+    // merged in id order, so the sums are taken in the same order on every run.
+    frontier_.assign(1, {2 * src, 1.0});
+    for (; dist > 0; --dist) {
+      next_frontier_.clear();
+      const std::size_t hop_begin = out.size();
+      for (const auto& [state, fraction] : frontier_) {
+        scratch_.clear();
+        candidates(t, state / 2, (state & 1) != 0, dist, scratch_);
+        if (scratch_.empty())
+          throw std::logic_error("Router: no shortest continuation at " + topo_.vertex(state / 2).name);
+        const double each = fraction / static_cast<double>(scratch_.size());
+        for (std::uint32_t arc : scratch_) {
+          const Arc& a = out_arcs_[arc];
+          out.push_back({a.link, each});
+          next_frontier_.emplace_back(2 * a.other + (a.pcie ? 1 : 0), each);
+        }
+      }
+      auto merge = [](auto& v, auto key, auto add) {
+        std::stable_sort(v.begin(), v.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          if (kept > 0 && key(v[kept - 1]) == key(v[i])) {
+            add(v[kept - 1], v[i]);
+          } else {
+            v[kept++] = v[i];
+          }
+        }
+        v.resize(kept);
+      };
+      std::vector<SpreadLink> hop(out.begin() + static_cast<std::ptrdiff_t>(hop_begin), out.end());
+      merge(
+          hop, [](const SpreadLink& l) { return l.link; },
+          [](SpreadLink& a, const SpreadLink& b) { a.fraction += b.fraction; });
+      out.resize(hop_begin);
+      out.insert(out.end(), hop.begin(), hop.end());
+      merge(
+          next_frontier_, [](const auto& s) { return s.first; }, [](auto& a, const auto& b) { a.second += b.second; });
+      frontier_.swap(next_frontier_);
+    }
+  }
+  return spreads_.emplace(key, std::move(out)).first->second;
+}
+
 std::vector<LinkId> Router::next_links(VertexId src, VertexId dst) {
   check(src, dst);
   std::vector<LinkId> out;

@@ -1,5 +1,6 @@
-// Router: static shortest-path routing with ECMP on a Topology, as a fabric with
-// hash-based equal-cost multipath and no adaptive routing does it.
+// Router: shortest-path routing on a Topology: static ECMP by flow hash, static D-mod-K by
+// destination, and the flow-level picture of adaptive routing (a flow spread over every
+// shortest path).
 //
 // Assumptions (docs/topology.md, "Routing"):
 //   - A route has the fewest links (hop count, not latency or bandwidth): every Clos fabric
@@ -7,8 +8,7 @@
 //   - ECMP: at each hop, among the out-links that bring the flow one hop closer to its
 //     destination (in LinkId order), the flow takes index ecmp_mix(flow_hash, hop) % count.
 //     A flow's route is a pure function of (src, dst, flow_hash): deterministic, and the same
-//     for every thread, run and partitioning. Nothing reacts to load (no adaptive routing,
-//     no flowlets, no packet spraying).
+//     for every thread, run and partitioning. Nothing reacts to load.
 //   - D-mod-K (Topology::routing == Routing::kDestination), InfiniBand's static fat-tree
 //     routing: the flow hash is ignored and the destination's index d (destination_index())
 //     picks every branch. d numbers the fabric's host ports: leaf index x H + port on the leaf,
@@ -18,6 +18,13 @@
 //     W(l) = the product of the up-port counts of tiers 1 .. l-1 (1 at the leaves); going down
 //     from tier l, floor(d / W(l - 1)) mod count (only parallel cables give a choice there).
 //     On a non-blocking fat-tree a shift permutation then puts at most one flow on every link.
+//   - Adaptive (Topology::routing == Routing::kAdaptive): a switch sends each packet out of the
+//     least-loaded of its equal-cost ports. At flow level, on the symmetric Clos fabrics built
+//     here, that is a flow split evenly over its candidates at every hop: spread() gives every
+//     link of every shortest route with the fraction of the flow's bytes that crosses it (1 /
+//     candidates at the first hop, the fractions reaching a vertex split evenly again at the
+//     next). It is also the limit of ECMP with infinitely many flows of equal size. route()
+//     stays the ECMP route: the path a single-path caller (a closed form, a latency) takes.
 //   - Only switches, NVSwitch planes and NICs forward. A GPU, CPU or storage endpoint is only
 //     ever the first or last vertex of a route, and a NIC never turns a flow from one PCIe
 //     link onto another (two GPUs sharing a NIC talk over NVLink, not through the NIC).
@@ -26,7 +33,7 @@
 // endpoint whose only in-link comes from a forwarding vertex over a non-PCIe link (a NIC on
 // its leaf) shares its leaf's table, plus one hop. Tables are built by a BFS on demand and
 // kept, least recently used first out, within a memory budget. Routes are cached per
-// (src, dst, flow_hash). A Router is not thread-safe (one per thread). It copies the
+// (src, dst, flow_hash), spreads per (src, dst). A Router is not thread-safe (one per thread). It copies the
 // adjacency when constructed, so links added to the Topology later are not seen (build a new
 // Router); the Topology must outlive it (error messages read its names).
 #pragma once
@@ -48,6 +55,12 @@ std::uint64_t ecmp_mix(std::uint64_t flow_hash, std::uint32_t hop);
 // Whether a vertex of this kind forwards traffic that is neither from nor to it.
 bool forwards(VertexKind kind);
 
+// One link of a spread route and the fraction of the flow's bytes that crosses it.
+struct SpreadLink {
+  LinkId link = 0;
+  double fraction = 1;
+};
+
 class Router {
  public:
   static constexpr std::size_t kDefaultTableBudgetBytes = std::size_t{256} << 20;
@@ -64,6 +77,13 @@ class Router {
   // topology that holds it), instead of dst's. Routes are cached per (src, dst, key).
   const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key);
 
+  // Every link of every shortest route from src to dst, each with the fraction of a flow's bytes
+  // that crosses it when the flow is split evenly over the candidates at every hop (adaptive
+  // routing's flow-level picture; the routing mode is not read). In hop order, then LinkId order;
+  // the fractions of one hop sum to 1. Empty if src == dst; throws like route(). The reference
+  // stays valid until clear_routes() or the Router's end.
+  const std::vector<SpreadLink>& spread(VertexId src, VertexId dst);
+
   // The index that D-mod-K routing reads for routes ending at v: a host's fabric port index
   // (leaf x H + port), for an endpoint behind a host (a GPU) its first host's, for anything
   // else (a switch) v itself. Throws std::invalid_argument for an unknown vertex.
@@ -76,7 +96,10 @@ class Router {
   // Links on a shortest route from src to dst; std::nullopt if there is none.
   std::optional<std::uint32_t> hop_count(VertexId src, VertexId dst);
 
-  void clear_routes() { routes_.clear(); }
+  void clear_routes() {
+    routes_.clear();
+    spreads_.clear();
+  }
   std::size_t cached_routes() const { return routes_.size(); }
   std::size_t distance_tables() const { return tables_.size(); }
 
@@ -126,6 +149,9 @@ class Router {
   std::uint64_t clock_ = 0;
   std::unordered_map<VertexId, Table> tables_;
   std::unordered_map<RouteKey, std::vector<LinkId>, RouteKeyHash> routes_;
+  std::unordered_map<RouteKey, std::vector<SpreadLink>, RouteKeyHash> spreads_;  // flow_hash 0
+  // spread()'s scratch: (BFS state, fraction) at the current hop and the next.
+  std::vector<std::pair<std::uint32_t, double>> frontier_, next_frontier_;
   // A compact copy of the topology's adjacency, built once: the BFS and the walks touch
   // only these arrays, not the Link and Vertex records with their names.
   struct Arc {

@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "topologies/cluster_spec.hpp"
+
 namespace fathom::topo {
 
 using VertexId = std::uint32_t;
@@ -32,6 +34,12 @@ enum class LinkClass {
   kSpineCore,  // tier 2 <-> tier 3
   kStorage,    // storage endpoint links
 };
+
+// Whether a link is part of the scale-out fabric (NIC-leaf, leaf-spine, spine-core): a route
+// that crosses one leaves its node.
+constexpr bool is_fabric(LinkClass cls) {
+  return cls == LinkClass::kHostLeaf || cls == LinkClass::kLeafSpine || cls == LinkClass::kSpineCore;
+}
 
 std::string_view to_string(VertexKind kind);
 std::string_view to_string(LinkClass cls);
@@ -87,14 +95,6 @@ std::string to_string(const TopologySummary& summary);
 // Boost.Graph view: vertex descriptors are VertexIds, each edge carries its LinkId.
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, boost::no_property,
                                     boost::property<boost::edge_index_t, LinkId>>;
-
-// How a router picks among equal-cost next hops.
-enum class Routing {
-  kEcmpHash,     // by a hash of the flow (Ethernet ECMP): flows to one destination spread out
-  kDestination,  // by the destination alone (InfiniBand's static D-mod-K fat-tree routing):
-                 // every flow to one destination takes the same path, and destinations on
-                 // consecutive host ports leave a switch on different uplinks (routing.hpp)
-};
 
 class Topology {
  public:

@@ -71,6 +71,17 @@ struct CollectiveParams {
   // NCCL figure (docs/nccl-tests.md gives its error).
   int max_slices = 64;
   AlgorithmEfficiency efficiency;
+  // Flows that one point-to-point transfer between two NICs travels as, each hashed on its own by
+  // ECMP and carrying 1/k of the bytes (the transfer ends with its last flow). NCCL opens one
+  // connection per channel, each with NCCL_IB_QPS_PER_CONNECTION queue pairs (default 1), and a
+  // RoCE NIC hashes each queue pair as its own flow; NCCL runs two channels through every NIC
+  // pair of a ring: it duplicates the channels its topology search finds (ncclTopoPreset,
+  // src/graph/connect.cc), and point-to-point uses NCCL_NCHANNELS_PER_NET_PEER channels per
+  // network peer (2 where the sources fix a default). Hence 2 = 2 channels x 1 queue pair
+  // (docs/network.md, "Routing modes and flows per connection"). Only ECMP reads it: with
+  // D-mod-K every flow to one destination takes one path, and adaptive routing spreads each flow
+  // over every path anyway, so splitting changes nothing there (every transfer splits alike).
+  int flows_per_connection = 2;
 
   // Protocols: which one NCCL runs is a function of the message size and the algorithm (its
   // tuner's choice, which calibration fits): LL below ll_max_bytes, LL128 below

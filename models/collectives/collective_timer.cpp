@@ -136,7 +136,7 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
   CollectiveTiming t = resolve(op, ranks, bytes, algorithm);
   Scaled& s = scaled(t.algorithm, t.protocol);
   const TransferDag dag = build(op, t, s.topology, ranks, bytes);
-  const DagResult result = run_dag(s.topology, *s.router, dag, seed_);
+  const DagResult result = run_dag(s.topology, *s.router, dag, seed_, params_.flows_per_connection);
   t.seconds = result.makespan.to_seconds() + static_cast<double>(params_.launch_ns) * 1e-9;
   memo_.emplace(std::move(key), t);
   return t;
@@ -184,7 +184,7 @@ std::vector<CollectiveTiming> CollectiveTimer::time_concurrent(Op op,
     }
   }
   begin.push_back(merged.size());
-  const DagResult result = run_dag(s.topology, *s.router, merged, seed_);
+  const DagResult result = run_dag(s.topology, *s.router, merged, seed_, params_.flows_per_connection);
   for (std::size_t k = 0; k < groups.size(); ++k) {
     sim::SimTime finish;
     for (std::size_t i = begin[k]; i < begin[k + 1]; ++i) finish = std::max(finish, result.transfers[i].finish);

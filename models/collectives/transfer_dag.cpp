@@ -65,10 +65,53 @@ std::vector<net::RoutedFlow> route_dag(const topo::Topology& topology, topo::Rou
   return routed;
 }
 
-DagLp::DagLp(const topo::Topology& topology, const TransferDag& dag, const std::vector<net::RoutedFlow>& routes)
-    : dag_(dag), routes_(routes), network_(capacities(topology)), timings_(dag.size()), unfinished_(dag.size()) {
-  if (routes.size() != dag.size()) throw std::invalid_argument("DagLp: one route per transfer is needed");
+namespace {
+// Whether a route leaves its node: only there do NCCL's connections and their queue pairs apply.
+bool crosses_fabric(const topo::Topology& topology, const std::vector<net::LinkId>& route) {
+  for (net::LinkId l : route) {
+    if (topo::is_fabric(topology.link(l).cls)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
+                         std::uint64_t seed, int flows_per_connection) {
+  if (flows_per_connection < 1) {
+    throw std::invalid_argument("route_dag_flows: flows_per_connection must be at least 1, got " +
+                                std::to_string(flows_per_connection));
+  }
+  const bool split = topology.routing == topo::Routing::kEcmpHash && flows_per_connection > 1;
+  DagFlows out;
+  out.flows.reserve(dag.size());
+  out.begin.reserve(dag.size() + 1);
+  out.latency.reserve(dag.size());
+  for (std::size_t i = 0; i < dag.size(); ++i) {
+    const Transfer& t = dag[static_cast<TransferIndex>(i)];
+    const std::uint64_t hash = net::flow_hash(seed, i);
+    out.begin.push_back(static_cast<std::uint32_t>(out.flows.size()));
+    out.flows.push_back(net::route_one(topology, router, t.src, t.dst, hash));
+    sim::SimTime latency = out.flows.back().latency;
+    if (split && crosses_fabric(topology, out.flows.back().route)) {
+      for (int j = 1; j < flows_per_connection; ++j) {
+        out.flows.push_back(
+            net::route_one(topology, router, t.src, t.dst, net::subflow_hash(hash, static_cast<std::uint32_t>(j))));
+        latency = std::max(latency, out.flows.back().latency);
+      }
+    }
+    out.latency.push_back(latency);
+  }
+  out.begin.push_back(static_cast<std::uint32_t>(out.flows.size()));
+  return out;
+}
+
+DagLp::DagLp(const topo::Topology& topology, const TransferDag& dag, const DagFlows& flows)
+    : dag_(dag), flows_(flows), network_(capacities(topology)), timings_(dag.size()), unfinished_(dag.size()) {
+  if (flows.begin.size() != dag.size() + 1 || flows.latency.size() != dag.size()) {
+    throw std::invalid_argument("DagLp: the flows must be routed for this DAG's transfers");
+  }
   const std::size_t n = dag.size();
+  flows_left_.assign(n, 0);
   succ_begin_.assign(n + 1, 0);
   waiting_on_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -92,7 +135,7 @@ void DagLp::on_start(sim::Context& ctx) {
 
 void DagLp::release(TransferIndex i, sim::Context& ctx) {
   const sim::SimTime delay =
-      sim::SimTime::from_ns(dag_[i].alpha_ns) + (dag_[i].pipelined ? sim::SimTime::zero() : routes_[i].latency);
+      sim::SimTime::from_ns(dag_[i].alpha_ns) + (dag_[i].pipelined ? sim::SimTime::zero() : flows_.latency[i]);
   timings_[i].released = ctx.now();
   timings_[i].activated = ctx.now() + delay;
   if (delay == sim::SimTime::zero()) {
@@ -104,9 +147,15 @@ void DagLp::release(TransferIndex i, sim::Context& ctx) {
 }
 
 void DagLp::start(TransferIndex i, sim::SimTime now) {
-  const net::FlowId f = network_.add_flow(routes_[i].route, dag_[i].bytes, now);
-  if (f >= transfer_of_flow_.size()) transfer_of_flow_.resize(f + 1);
-  transfer_of_flow_[f] = i;
+  const std::uint32_t first = flows_.begin[i];
+  const std::uint32_t count = flows_.begin[i + 1] - first;
+  flows_left_[i] = count;
+  const double bytes = dag_[i].bytes / count;
+  for (std::uint32_t k = first; k < first + count; ++k) {
+    const net::FlowId f = network_.add_flow(flows_.flows[k].route, flows_.flows[k].fractions, bytes, now);
+    if (f >= transfer_of_flow_.size()) transfer_of_flow_.resize(f + 1);
+    transfer_of_flow_[f] = i;
+  }
 }
 
 void DagLp::on_event(const sim::Event& event, sim::Context& ctx) {
@@ -133,6 +182,7 @@ void DagLp::settle(sim::Context& ctx) {
   do {
     while (network_.pop_completed(now, done)) {
       const TransferIndex i = transfer_of_flow_[done];
+      if (--flows_left_[i] > 0) continue;  // the transfer's other flows are still moving
       timings_[i].finish = now;
       --unfinished_;
       for (std::uint32_t k = succ_begin_[i]; k < succ_begin_[i + 1]; ++k) {
@@ -146,10 +196,11 @@ void DagLp::settle(sim::Context& ctx) {
   if (next != sim::SimTime::max()) request_settle(ctx, next);
 }
 
-DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed) {
-  const std::vector<net::RoutedFlow> routes = route_dag(topology, router, dag, seed);
+DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
+                  int flows_per_connection) {
+  const DagFlows flows = route_dag_flows(topology, router, dag, seed, flows_per_connection);
   sim::Simulation simulation(seed);
-  const sim::LpId id = simulation.add(std::make_unique<DagLp>(topology, dag, routes));
+  const sim::LpId id = simulation.add(std::make_unique<DagLp>(topology, dag, flows));
   const sim::RunResult run = simulation.run({});
   const auto& lp = dynamic_cast<const DagLp&>(simulation.lp(id));
   if (lp.unfinished() != 0) {

@@ -15,6 +15,12 @@
 // is acyclic by construction and its insertion order is a topological order (the alpha-beta
 // critical path in alpha_beta.hpp walks it once, in that order).
 //
+// A transfer travels as one flow or as several: with ECMP hashing and k = flows_per_connection
+// > 1, a transfer that crosses the scale-out fabric is k flows of bytes / k, each with its own
+// hash (net::subflow_hash), all started together; it is finished when the last one is. With
+// adaptive routing its one flow is spread over every shortest path (net::route_one). Inside a node
+// and with D-mod-K a transfer is one flow.
+//
 // DagLp drives the FlowNetwork like net::NetworkLp does: every change of an instant is
 // applied first, then one "settle" event at priority 255 re-rates the network, pops the
 // completions and releases their successors. A successor with no delay at all starts inside
@@ -61,10 +67,24 @@ class TransferDag {
   std::vector<Transfer> transfers_;
 };
 
-// The ECMP hash of transfer i: the same function of (seed, index) as net::flow_hash, so a
-// DAG's routes are reproducible from the seed alone.
+// One path per transfer, the one the closed forms read (alpha_beta.hpp): Router::route with the
+// ECMP hash of transfer i, the same function of (seed, index) as net::flow_hash, so a DAG's routes
+// are reproducible from the seed alone. (run_dag moves the bytes on route_dag_flows' flows.)
 std::vector<net::RoutedFlow> route_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
                                        std::uint64_t seed);
+
+// The flows that carry a DAG's transfers: transfer i's are flows[begin[i] .. begin[i + 1]).
+struct DagFlows {
+  std::vector<net::RoutedFlow> flows;
+  std::vector<std::uint32_t> begin;   // dag.size() + 1 entries
+  std::vector<sim::SimTime> latency;  // per transfer: the longest of its flows' route latencies
+};
+
+// Routes every transfer of `dag` as the topology's routing mode and `flows_per_connection` say
+// (above): ECMP hash of (seed, index), sub-flow j of it subflow_hash(hash, j). Throws
+// std::invalid_argument for flows_per_connection < 1.
+DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
+                         std::uint64_t seed, int flows_per_connection);
 
 struct TransferTiming {
   sim::SimTime released;   // last predecessor's finish (0 for a transfer with none)
@@ -81,8 +101,8 @@ struct DagResult {
 
 class DagLp final : public sim::LogicalProcess {
  public:
-  // The DAG and routes must outlive the LP; routes[i] is transfer i's route.
-  DagLp(const topo::Topology& topology, const TransferDag& dag, const std::vector<net::RoutedFlow>& routes);
+  // The DAG and flows must outlive the LP.
+  DagLp(const topo::Topology& topology, const TransferDag& dag, const DagFlows& flows);
 
   void on_start(sim::Context& ctx) override;
   void on_event(const sim::Event& event, sim::Context& ctx) override;
@@ -99,12 +119,13 @@ class DagLp final : public sim::LogicalProcess {
   void settle(sim::Context& ctx);
 
   const TransferDag& dag_;
-  const std::vector<net::RoutedFlow>& routes_;
+  const DagFlows& flows_;
   net::FlowNetwork network_;
   // Successors in compressed form: successors of i are succ_[succ_begin_[i] .. succ_begin_[i + 1]).
   std::vector<std::uint32_t> succ_begin_;
   std::vector<TransferIndex> succ_;
   std::vector<std::uint32_t> waiting_on_;        // predecessors not yet finished
+  std::vector<std::uint32_t> flows_left_;        // per transfer: its flows not yet finished
   std::vector<TransferIndex> transfer_of_flow_;  // FlowNetwork slot -> transfer
   std::vector<TransferTiming> timings_;
   std::size_t unfinished_ = 0;
@@ -112,8 +133,9 @@ class DagLp final : public sim::LogicalProcess {
   sim::SimTime settle_at_ = sim::SimTime::max();
 };
 
-// Runs `dag` over `topology` (routes from `router`, ECMP hash of (seed, index)) and returns
-// every transfer's times and the makespan.
-DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed);
+// Runs `dag` over `topology` (flows from route_dag_flows) and returns every transfer's times and
+// the makespan.
+DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
+                  int flows_per_connection = 1);
 
 }  // namespace fathom::coll

@@ -26,6 +26,11 @@ FlowNetwork::FlowNetwork(std::vector<LinkCapacity> links) {
 }
 
 FlowId FlowNetwork::add_flow(std::span<const LinkId> route, double bytes, sim::SimTime now) {
+  return add_flow(route, {}, bytes, now);
+}
+
+FlowId FlowNetwork::add_flow(std::span<const LinkId> route, std::span<const double> fractions, double bytes,
+                             sim::SimTime now) {
   if (!(bytes >= 0) || !std::isfinite(bytes)) {
     throw std::invalid_argument("FlowNetwork::add_flow: a flow carries a finite, non-negative number of bytes, not " +
                                 std::to_string(bytes));
@@ -34,6 +39,18 @@ FlowId FlowNetwork::add_flow(std::span<const LinkId> route, double bytes, sim::S
     if (l >= links_.size()) {
       throw std::invalid_argument("FlowNetwork::add_flow: route names link " + std::to_string(l) + " of " +
                                   std::to_string(links_.size()));
+    }
+  }
+  if (!fractions.empty()) {
+    if (fractions.size() != route.size()) {
+      throw std::invalid_argument("FlowNetwork::add_flow: " + std::to_string(fractions.size()) +
+                                  " fractions for a route of " + std::to_string(route.size()) + " links");
+    }
+    for (double x : fractions) {
+      if (!(x > 0) || !std::isfinite(x)) {
+        throw std::invalid_argument("FlowNetwork::add_flow: a fraction of a flow's bytes is finite and > 0, not " +
+                                    std::to_string(x));
+      }
     }
   }
   FlowId f;
@@ -46,6 +63,7 @@ FlowId FlowNetwork::add_flow(std::span<const LinkId> route, double bytes, sim::S
   }
   FlowSlot& flow = flows_[f];
   flow.route.assign(route.begin(), route.end());
+  flow.fraction.assign(fractions.begin(), fractions.end());
   flow.position.resize(route.size());
   flow.remaining = bytes;
   flow.rate = 0;
@@ -60,9 +78,11 @@ FlowId FlowNetwork::add_flow(std::span<const LinkId> route, double bytes, sim::S
     completions_.push_back({now, f, flow.version});
     std::push_heap(completions_.begin(), completions_.end(), completes_later<Completion, Completion>);
     flow.route.clear();
+    flow.fraction.clear();
     flow.position.clear();
     return f;
   }
+  if (!flow.fraction.empty()) ++active_spread_;
   flow.finish = sim::SimTime::max();
   for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
     LinkSlot& link = links_[flow.route[h]];
@@ -99,7 +119,9 @@ void FlowNetwork::credit(FlowSlot& flow, sim::SimTime now) {
       std::min(flow.remaining, flow.rate * static_cast<double>((now - flow.last_update).ns()) * 1e-9);
   if (progress > 0) {
     flow.remaining -= progress;
-    for (LinkId l : flow.route) links_[l].bytes_carried += progress;
+    for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
+      links_[flow.route[h]].bytes_carried += progress * fraction_of(flow, h);
+    }
   }
   flow.last_update = now;
 }
@@ -149,14 +171,21 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
 
   // 3. Progressive filling: the link with the least fair share fixes the rate of all its
   // unfrozen flows; their shares leave every link they cross; repeat. Stale heap entries
-  // (a link whose share changed since) are skipped by version.
+  // (a link whose share changed since) are skipped by version. A link's fair share is its
+  // capacity left over the sum of its unfrozen flows' fractions (their count when no flow is
+  // spread).
   shares_.clear();
   for (LinkId l : comp_links_) {
     LinkSlot& link = links_[l];
     link.cap_left = link.capacity;
     link.unfrozen = static_cast<std::uint32_t>(link.flows.size());
+    link.unfrozen_fraction = static_cast<double>(link.unfrozen);
+    if (active_spread_ > 0) {
+      link.unfrozen_fraction = 0;
+      for (const auto& [f, hop] : link.flows) link.unfrozen_fraction += fraction_of(flows_[f], hop);
+    }
     ++link.version;
-    if (link.unfrozen > 0) shares_.push_back({link.cap_left / link.unfrozen, l, link.version});
+    if (link.unfrozen > 0) shares_.push_back({link.cap_left / link.unfrozen_fraction, l, link.version});
   }
   std::make_heap(shares_.begin(), shares_.end(), shares_more<Share, Share>);
   while (!shares_.empty()) {
@@ -173,10 +202,13 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
       if (flow.frozen) continue;
       flow.frozen = true;
       flow.rate = share;
-      for (LinkId m : flow.route) {
+      for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
+        const LinkId m = flow.route[h];
         LinkSlot& link = links_[m];
-        link.cap_left = std::max(0.0, link.cap_left - share);
+        const double x = fraction_of(flow, h);
+        link.cap_left = std::max(0.0, link.cap_left - share * x);
         --link.unfrozen;
+        link.unfrozen_fraction = link.unfrozen == 0 ? 0.0 : link.unfrozen_fraction - x;
         if (link.touched_round != round_) {
           link.touched_round = round_;
           touched_.push_back(m);
@@ -188,7 +220,14 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
       LinkSlot& link = links_[m];
       ++link.version;
       if (link.unfrozen > 0) {
-        shares_.push_back({link.cap_left / link.unfrozen, m, link.version});
+        if (!(link.unfrozen_fraction > 0)) {
+          // Rounding ate the sum of small fractions: add up the unfrozen flows' fractions again.
+          link.unfrozen_fraction = 0;
+          for (const auto& [f, hop] : link.flows) {
+            if (!flows_[f].frozen) link.unfrozen_fraction += fraction_of(flows_[f], hop);
+          }
+        }
+        shares_.push_back({link.cap_left / link.unfrozen_fraction, m, link.version});
         std::push_heap(shares_.begin(), shares_.end(), shares_more<Share, Share>);
       }
     }
@@ -243,9 +282,12 @@ bool FlowNetwork::pop_completed(sim::SimTime now, FlowId& out) {
   FlowSlot& flow = flows_[top.flow];
   credit(flow, now);
   // What rounding left over was carried too: per-link totals equal the flows' bytes.
-  for (LinkId l : flow.route) links_[l].bytes_carried += flow.remaining;
+  for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
+    links_[flow.route[h]].bytes_carried += flow.remaining * fraction_of(flow, h);
+  }
   flow.remaining = 0;
   detach(top.flow);
+  if (!flow.fraction.empty()) --active_spread_;
   flow.active = false;
   flow.rate = 0;
   ++flow.version;
@@ -268,7 +310,7 @@ void FlowNetwork::report_loads(sim::SimTime now) {
 
 double FlowNetwork::link_load_bytes_per_s(LinkId l) const {
   double load = 0;
-  for (const auto& [f, hop] : links_.at(l).flows) load += flows_[f].rate;
+  for (const auto& [f, hop] : links_.at(l).flows) load += flows_[f].rate * fraction_of(flows_[f], hop);
   return load;
 }
 

@@ -6,6 +6,12 @@
 // whenever a flow becomes active or finishes. (The latency wait before a flow becomes
 // active is the caller's: see network_lp.hpp.)
 //
+// A flow spread over several paths (adaptive routing, topologies/routing.hpp) gives each link
+// of its route a fraction: the part of its bytes that crosses the link. At rate r it loads the
+// link with fraction x r, and in progressive filling it counts `fraction` times on the link: a
+// link's fair share is (capacity left) / (sum of its unfrozen flows' fractions). A plain path
+// has fraction 1 everywhere; a link listed twice counts twice.
+//
 // Recompute only what changed: a change marks the links it touches, and update() re-rates
 // only the connected component of links and flows reachable from them (two flows are
 // connected when they share a link). Event times are integer ns; remaining bytes are
@@ -41,6 +47,10 @@ class FlowNetwork {
   // (source and destination are one endpoint) or zero bytes completes at `now`. Rates of
   // the flows it meets change at the next update().
   FlowId add_flow(std::span<const LinkId> route, double bytes, sim::SimTime now);
+  // The same for a flow spread over several paths: fractions[h] is the part of its bytes that
+  // crosses route[h] (finite and > 0; one per link of the route; empty: 1 everywhere). Throws
+  // std::invalid_argument for a size mismatch or a bad fraction.
+  FlowId add_flow(std::span<const LinkId> route, std::span<const double> fractions, double bytes, sim::SimTime now);
 
   // Re-rates every flow in the components touched since the last update, after crediting
   // each its progress up to `now` at its old rate. Call once per instant, after all the
@@ -77,6 +87,7 @@ class FlowNetwork {
  private:
   struct FlowSlot {
     std::vector<LinkId> route;
+    std::vector<double> fraction;         // per route link; empty: 1 on every link
     std::vector<std::uint32_t> position;  // index of this flow in each route link's list
     double remaining = 0;
     double rate = 0;
@@ -95,6 +106,7 @@ class FlowNetwork {
     bool dirty = false;
     double cap_left = 0;  // progressive filling scratch
     std::uint32_t unfrozen = 0;
+    double unfrozen_fraction = 0;  // sum of the unfrozen flows' fractions on this link
     std::uint32_t version = 0;
     std::uint64_t touched_round = 0;  // the freezing round that last put it in touched_
     double reported_load = 0;         // last load given to the observer
@@ -110,6 +122,9 @@ class FlowNetwork {
     std::uint32_t version;
   };
 
+  double fraction_of(const FlowSlot& flow, std::uint32_t hop) const {
+    return flow.fraction.empty() ? 1.0 : flow.fraction[hop];
+  }
   void mark_dirty(LinkId l);
   void detach(FlowId f);
   void rerate_component(LinkId seed, sim::SimTime now);
@@ -123,6 +138,7 @@ class FlowNetwork {
   std::vector<LinkId> dirty_links_;
   std::vector<Completion> completions_;  // min-heap on (time, flow)
   std::size_t active_ = 0;
+  std::size_t active_spread_ = 0;  // active flows with fractions: 0 keeps the filling on plain counts
   std::uint32_t epoch_ = 0;
   // Scratch reused by every re-rating.
   std::vector<LinkId> comp_links_;

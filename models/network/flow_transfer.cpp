@@ -1,5 +1,6 @@
 #include "models/network/flow_transfer.hpp"
 
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -27,15 +28,42 @@ std::uint64_t flow_hash(std::uint64_t seed, std::uint64_t flow_id) {
   return sim::hash_combine(sim::mix64(seed), flow_id);
 }
 
+std::uint64_t subflow_hash(std::uint64_t hash, std::uint32_t j) { return j == 0 ? hash : sim::hash_combine(hash, j); }
+
+RoutedFlow route_one(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                     std::uint64_t hash) {
+  RoutedFlow out;
+  if (topology.routing == topo::Routing::kAdaptive) {
+    const auto& spread = router.spread(src, dst);
+    double latency_ns = 0;
+    bool whole = true;
+    out.route.reserve(spread.size());
+    for (const auto& s : spread) {
+      out.route.push_back(s.link);
+      latency_ns += s.fraction * static_cast<double>(topology.link(s.link).latency_ns);
+      whole = whole && s.fraction == 1.0;
+    }
+    // A single path (inside a node, or a fabric without a choice) stays a plain route.
+    if (!whole) {
+      out.fractions.reserve(spread.size());
+      for (const auto& s : spread) out.fractions.push_back(s.fraction);
+    }
+    out.latency = sim::SimTime::from_ns(std::llround(latency_ns));
+    return out;
+  }
+  const auto& route = router.route(src, dst, hash);
+  out.route.assign(route.begin(), route.end());
+  std::int64_t latency_ns = 0;
+  for (LinkId l : route) latency_ns += topology.link(l).latency_ns;
+  out.latency = sim::SimTime::from_ns(latency_ns);
+  return out;
+}
+
 std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,
                                     const std::vector<FlowRequest>& flows, std::uint64_t seed) {
   std::vector<RoutedFlow> routed(flows.size());
   for (std::size_t i = 0; i < flows.size(); ++i) {
-    const auto& route = router.route(flows[i].src, flows[i].dst, flow_hash(seed, flows[i].id));
-    routed[i].route.assign(route.begin(), route.end());
-    std::int64_t latency_ns = 0;
-    for (LinkId l : route) latency_ns += topology.link(l).latency_ns;
-    routed[i].latency = sim::SimTime::from_ns(latency_ns);
+    routed[i] = route_one(topology, router, flows[i].src, flows[i].dst, flow_hash(seed, flows[i].id));
   }
   return routed;
 }
@@ -65,7 +93,7 @@ void NetworkLp::on_start(sim::Context& ctx) {
 void NetworkLp::on_event(const sim::Event& event, sim::Context& ctx) {
   if (event.kind == kActivate) {
     const auto i = event.payload.as<std::uint64_t>();
-    const FlowId f = network_.add_flow(routes_[i].route, flows_[i].bytes, ctx.now());
+    const FlowId f = network_.add_flow(routes_[i].route, routes_[i].fractions, flows_[i].bytes, ctx.now());
     if (f >= request_of_flow_.size()) request_of_flow_.resize(f + 1);
     request_of_flow_[f] = static_cast<std::uint32_t>(i);
     request_settle(ctx, ctx.now());

@@ -1,8 +1,9 @@
 // Running a set of flows through the flow-level network on the engine.
 //
 // FlowRequest is a transfer between two endpoints of a Topology. route_flows() picks each
-// flow's route once (ECMP hash of the scenario seed and the flow id), so `fathom topology
-// --routes` and `fathom simulate` report the same paths. NetworkLp is the logical process
+// flow's route once (ECMP hash of the scenario seed and the flow id, D-mod-K by destination,
+// or with adaptive routing every shortest path with its fraction of the bytes), so `fathom
+// topology --routes` and `fathom simulate` report the same paths. NetworkLp is the logical process
 // that owns the FlowNetwork: each flow waits its route's latency (the sum of its links'),
 // then shares bandwidth max-min fairly until its last byte arrives. All changes at one
 // instant are applied together, then rates are recomputed once: a "settle" event at the
@@ -30,11 +31,22 @@ struct FlowRequest {
 
 struct RoutedFlow {
   std::vector<LinkId> route;
-  sim::SimTime latency;  // sum of the route's link latencies
+  sim::SimTime latency;             // sum of the route's link latencies (each times its fraction)
+  std::vector<double> fractions{};  // per route link, the part of the bytes crossing it; empty: 1
 };
 
 // The ECMP hash of a flow: a function of the seed and the flow's id only.
 std::uint64_t flow_hash(std::uint64_t seed, std::uint64_t flow_id);
+
+// The ECMP hash of sub-flow j of a transfer that hashes to `hash` (a transfer split over several
+// connections or queue pairs, each hashed on its own): sub-flow 0 keeps the transfer's hash.
+std::uint64_t subflow_hash(std::uint64_t hash, std::uint32_t j);
+
+// One flow from src to dst as the topology's routing mode sends it: its ECMP (or D-mod-K) route,
+// or with Routing::kAdaptive every shortest path with its fraction of the bytes
+// (Router::spread). The latency is the route's, a spread route's the mean over its bytes.
+RoutedFlow route_one(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                     std::uint64_t hash);
 
 std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,
                                     const std::vector<FlowRequest>& flows, std::uint64_t seed);

@@ -27,7 +27,7 @@ topo::ClusterSpec system_with(int nodes) {
   spec.node.nvls = true;
   spec.fabric.radix = 64;
   spec.fabric.tier = {{50e9, 1000}, {50e9, 1000}};
-  spec.fabric.destination_routing = true;
+  spec.fabric.routing = topo::Routing::kDestination;
   return topo::resized_cluster(spec, nodes);
 }
 

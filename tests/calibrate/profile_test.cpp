@@ -51,7 +51,7 @@ SystemFacts dgx_h100() {
   base.node = node->node;
   base.fabric.radix = 64;
   base.fabric.tier = {{node->node.nic_bytes_per_s, 1000}, {node->node.nic_bytes_per_s, 1000}};
-  base.fabric.destination_routing = true;
+  base.fabric.routing = topo::Routing::kDestination;
   s.cluster_for = [base](int nodes) { return topo::resized_cluster(base, nodes); };
   return s;
 }

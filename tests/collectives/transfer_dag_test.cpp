@@ -113,3 +113,81 @@ TEST_CASE("an empty DAG finishes at 0 and runs are reproducible") {
   CHECK(a.fingerprint == b.fingerprint);
   CHECK(a.makespan == b.makespan);
 }
+
+namespace {
+// Two hosts on two leaves joined by 4 spines: 50 GB/s host links, 12.5 GB/s leaf-spine links, 1 us
+// each. A single path up and down carries a quarter of what the host link does.
+Topology two_leaves(fathom::topo::Routing routing) {
+  Topology t;
+  const auto a = t.add_vertex("a", VertexKind::kNic);
+  const auto b = t.add_vertex("b", VertexKind::kNic);
+  const auto la = t.add_vertex("leaf0", VertexKind::kSwitch, 1);
+  const auto lb = t.add_vertex("leaf1", VertexKind::kSwitch, 1);
+  t.add_cable(a, la, 50e9, 1000, LinkClass::kHostLeaf);
+  t.add_cable(b, lb, 50e9, 1000, LinkClass::kHostLeaf);
+  for (int s = 0; s < 4; ++s) {
+    const auto spine = t.add_vertex("spine" + std::to_string(s), VertexKind::kSwitch, 2);
+    t.add_cable(la, spine, 12.5e9, 1000, LinkClass::kLeafSpine);
+    t.add_cable(lb, spine, 12.5e9, 1000, LinkClass::kLeafSpine);
+  }
+  t.routing = routing;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("a transfer as several flows: ECMP sub-flows, adaptive spread, D-mod-K one path") {
+  using fathom::topo::Routing;
+  constexpr double kBytes = 1e8;
+  auto time_of = [&](Routing routing, int k) {
+    const Topology t = two_leaves(routing);
+    Router router(t);
+    TransferDag one;
+    one.add({t.at("a"), t.at("b"), kBytes, 0, {}});
+    const auto flows = fathom::coll::route_dag_flows(t, router, one, 1, k);
+    CHECK(flows.begin.size() == 2);
+    return std::pair{run_dag(t, router, one, 1, k).makespan, flows.begin[1] - flows.begin[0]};
+  };
+  // One flow: 4 us of latency, 1e8 bytes at one spine link's 12.5 GB/s (8 ms).
+  const auto [one, n1] = time_of(Routing::kEcmpHash, 1);
+  CHECK(n1 == 1);
+  CHECK(one == SimTime::from_ns(4000 + 8'000'000));
+  // Adaptive: a quarter on each spine, the host link's 50 GB/s (2 ms); still one flow.
+  const auto [spread, ns] = time_of(Routing::kAdaptive, 1);
+  CHECK(ns == 1);
+  CHECK(spread == SimTime::from_ns(4000 + 2'000'000));
+  CHECK(time_of(Routing::kAdaptive, 8).first == spread);
+  // D-mod-K: one path whatever k.
+  const auto [dmodk, nd] = time_of(Routing::kDestination, 8);
+  CHECK(nd == 1);
+  CHECK(dmodk == one);
+  // ECMP with k flows of 1/k each: between the two, and at most the host link's rate; with many
+  // flows the hash spreads them close to the adaptive time.
+  SimTime previous = one;
+  for (int k : {2, 4, 16, 64}) {
+    CAPTURE(k);
+    const auto [t, n] = time_of(Routing::kEcmpHash, k);
+    CHECK(n == static_cast<std::uint32_t>(k));
+    CHECK(t <= one);
+    CHECK(t >= spread);
+    if (k >= 16) CHECK(t <= previous);
+    previous = t;
+  }
+  CHECK(previous.to_seconds() < 1.5 * spread.to_seconds());
+  // A transfer that stays on NVLink is one flow; one over host-leaf links is k.
+  Topology node;
+  const auto g0 = node.add_vertex("g0", VertexKind::kGpu);
+  const auto g1 = node.add_vertex("g1", VertexKind::kGpu);
+  const auto plane = node.add_vertex("nvswitch", VertexKind::kNvSwitch);
+  node.add_cable(g0, plane, 450e9, 500, LinkClass::kNvLink);
+  node.add_cable(g1, plane, 450e9, 500, LinkClass::kNvLink);
+  Router nvlink(node);
+  TransferDag local;
+  local.add({g0, g1, 1e6, 0, {}});
+  CHECK(fathom::coll::route_dag_flows(node, nvlink, local, 1, 8).flows.size() == 1);
+  const Topology s = star();
+  Router router(s);
+  TransferDag hosts;
+  hosts.add({s.at("a"), s.at("b"), 1e6, 0, {}});
+  CHECK(fathom::coll::route_dag_flows(s, router, hosts, 1, 8).flows.size() == 8);
+  CHECK_THROWS_AS(fathom::coll::route_dag_flows(s, router, hosts, 1, 0), std::invalid_argument);
+}

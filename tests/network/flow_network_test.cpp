@@ -22,12 +22,16 @@ using fathom::sim::SimTime;
 namespace {
 
 std::vector<double> rates_after_adding(const std::vector<double>& capacity,
-                                       const std::vector<std::vector<LinkId>>& routes) {
+                                       const std::vector<std::vector<LinkId>>& routes,
+                                       const std::vector<std::vector<double>>& fractions = {}) {
   std::vector<LinkCapacity> caps;
   for (double c : capacity) caps.push_back({c});
   FlowNetwork network(caps);
   std::vector<FlowId> ids;
-  for (const auto& r : routes) ids.push_back(network.add_flow(r, 1e12, SimTime::zero()));
+  for (std::size_t f = 0; f < routes.size(); ++f) {
+    const std::vector<double> none;
+    ids.push_back(network.add_flow(routes[f], fractions.empty() ? none : fractions[f], 1e12, SimTime::zero()));
+  }
   network.update(SimTime::zero());
   std::vector<double> rates;
   for (FlowId f : ids) rates.push_back(network.rate_bytes_per_s(f));
@@ -165,5 +169,124 @@ TEST_CASE("the link-load timeline integrates to the bytes each link carried") {
   for (std::size_t l = 0; l < capacity.size(); ++l) {
     CHECK(load[l] == 0.0);  // every link ends idle
     CHECK(integral[l] == doctest::Approx(r.link_bytes[l]).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("flows spread over several paths: fractions of a flow on its links, against the reference") {
+  // Worked by hand (reference_maxmin_test.cpp): half of flow 0 on each of links 0 and 1, flow 1 on
+  // link 0: 20/3 each.
+  auto r = rates_after_adding({10.0, 10.0}, {{0, 1}, {0}}, {{0.5, 0.5}, {}});
+  CHECK(r[0] == doctest::Approx(20.0 / 3.0));
+  CHECK(r[1] == doctest::Approx(20.0 / 3.0));
+  // A NIC link (10) then a quarter of the flow on each of 4 uplinks (2 each): the uplinks allow
+  // 8, so the flow runs at 8 and every uplink is full.
+  r = rates_after_adding({10, 2, 2, 2, 2}, {{0, 1, 2, 3, 4}}, {{1, 0.25, 0.25, 0.25, 0.25}});
+  CHECK(r[0] == doctest::Approx(8.0));
+  std::vector<LinkCapacity> one{{10.0}};
+  FlowNetwork bad(one);
+  const std::vector<LinkId> route{0};
+  CHECK_THROWS_AS(bad.add_flow(route, std::vector<double>{0.0}, 1.0, SimTime::zero()), std::invalid_argument);
+  CHECK_THROWS_AS(bad.add_flow(route, std::vector<double>{0.5, 0.5}, 1.0, SimTime::zero()), std::invalid_argument);
+
+  std::mt19937_64 rng(11);
+  for (int instance = 0; instance < 200; ++instance) {
+    const std::size_t links = 5 + rng() % 26;
+    const std::size_t flows = 5 + rng() % 46;
+    std::vector<double> capacity(links);
+    for (auto& c : capacity) c = 1e9 * (1 + static_cast<double>(rng() % 100));
+    std::vector<std::vector<LinkId>> routes(flows);
+    std::vector<std::vector<std::uint32_t>> ref_routes(flows);
+    std::vector<std::vector<double>> fractions(flows);
+    for (std::size_t f = 0; f < flows; ++f) {
+      std::vector<LinkId> all(links);
+      for (std::size_t l = 0; l < links; ++l) all[l] = static_cast<LinkId>(l);
+      std::shuffle(all.begin(), all.end(), rng);
+      routes[f].assign(all.begin(), all.begin() + static_cast<long>(1 + rng() % 5));
+      ref_routes[f].assign(routes[f].begin(), routes[f].end());
+      if (rng() % 2 == 0) {
+        for (std::size_t h = 0; h < routes[f].size(); ++h) fractions[f].push_back(1.0 / (1 + rng() % 64));
+      }
+    }
+    const auto ours = rates_after_adding(capacity, routes, fractions);
+    const auto reference = fathom::test::maxmin_rates(capacity, ref_routes, fractions);
+    for (std::size_t f = 0; f < flows; ++f) REQUIRE(ours[f] == doctest::Approx(reference[f]).epsilon(1e-9));
+    const auto check = fathom::test::check_maxmin_invariants(capacity, ref_routes, ours, 1e-9, fractions);
+    CAPTURE(check.why);
+    REQUIRE(check.ok);
+  }
+}
+
+TEST_CASE("spread flows' finish times and link bytes equal the reference solver's on random dynamic instances") {
+  std::mt19937_64 rng(13);
+  for (int instance = 0; instance < 40; ++instance) {
+    const std::size_t links = 4 + rng() % 12;
+    const std::size_t flows = 10 + rng() % 40;
+    std::vector<double> capacity(links);
+    for (auto& c : capacity) c = 1e9 * (1 + static_cast<double>(rng() % 50));
+    std::vector<LinkCapacity> caps;
+    for (double c : capacity) caps.push_back({c});
+    // Flows start at integer microseconds and carry whole kilobytes; the model is driven by hand
+    // (no latency), the reference with zero latencies.
+    struct Spec {
+      std::vector<LinkId> route;
+      std::vector<double> fractions;
+      double bytes;
+      std::int64_t start_ns;
+    };
+    std::vector<Spec> specs;
+    std::vector<fathom::test::RefFlow> ref;
+    for (std::size_t f = 0; f < flows; ++f) {
+      std::vector<LinkId> all(links);
+      for (std::size_t l = 0; l < links; ++l) all[l] = static_cast<LinkId>(l);
+      std::shuffle(all.begin(), all.end(), rng);
+      Spec s;
+      s.route.assign(all.begin(), all.begin() + static_cast<long>(1 + rng() % 4));
+      if (rng() % 2 == 0) {
+        for (std::size_t h = 0; h < s.route.size(); ++h) s.fractions.push_back(1.0 / (1 + rng() % 8));
+      }
+      s.bytes = 1e5 * static_cast<double>(1 + rng() % 1000);
+      s.start_ns = static_cast<std::int64_t>(rng() % 2000) * 1000;
+      ref.push_back(
+          {std::vector<std::uint32_t>(s.route.begin(), s.route.end()), s.bytes, s.start_ns * 1e-9, s.fractions});
+      specs.push_back(std::move(s));
+    }
+    std::vector<std::size_t> order(flows);
+    for (std::size_t f = 0; f < flows; ++f) order[f] = f;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return specs[a].start_ns < specs[b].start_ns; });
+    FlowNetwork network(caps);
+    std::vector<std::size_t> spec_of;
+    std::vector<double> finish(flows, -1);
+    std::size_t next = 0;
+    SimTime now = SimTime::zero();
+    while (true) {
+      const SimTime arrival = next < flows ? SimTime::from_ns(specs[order[next]].start_ns) : SimTime::max();
+      const SimTime done = network.next_completion();
+      if (arrival == SimTime::max() && done == SimTime::max()) break;
+      now = std::min(arrival, done);
+      FlowId f;
+      while (network.pop_completed(now, f)) finish[spec_of[f]] = now.to_seconds();
+      while (next < flows && SimTime::from_ns(specs[order[next]].start_ns) == now) {
+        const Spec& s = specs[order[next]];
+        f = network.add_flow(s.route, s.fractions, s.bytes, now);
+        if (f >= spec_of.size()) spec_of.resize(f + 1);
+        spec_of[f] = order[next];
+        ++next;
+      }
+      network.update(now);
+    }
+    const auto expected = fathom::test::simulate_flows(capacity, std::vector<double>(links, 0.0), ref);
+    for (std::size_t f = 0; f < flows; ++f) {
+      REQUIRE(std::abs(finish[f] - expected[f]) <= std::max(1e-6 * expected[f], 1e-6));
+    }
+    std::vector<double> expected_bytes(links, 0.0);
+    for (const Spec& s : specs) {
+      for (std::size_t h = 0; h < s.route.size(); ++h) {
+        expected_bytes[s.route[h]] += s.bytes * (s.fractions.empty() ? 1.0 : s.fractions[h]);
+      }
+    }
+    for (std::size_t l = 0; l < links; ++l) {
+      REQUIRE(network.link_bytes(static_cast<LinkId>(l)) == doctest::Approx(expected_bytes[l]));
+    }
   }
 }

@@ -409,3 +409,48 @@ TEST_CASE("simulate: random multi-link flows end with every byte accounted for")
     }
   }
 }
+
+TEST_CASE("maxmin with fractions: a flow spread over two paths, worked by hand") {
+  // Flow 0 sends half its bytes over link 0 and half over link 1 (both 10); flow 1 uses link 0
+  // alone. Filling: link 0 counts 1.5 flows (share 6.67), link 1 counts 0.5 (share 20), so link 0
+  // saturates first at 20/3 each: flow 0 puts 10/3 on link 0 and 10/3 on link 1.
+  const std::vector<double> capacity{10.0, 10.0};
+  const Routes routes{{0, 1}, {0}};
+  const std::vector<std::vector<double>> fractions{{0.5, 0.5}, {}};
+  const auto fill = maxmin_rates(capacity, routes, fractions);
+  const auto brute = brute_force_maxmin(capacity, routes, fractions);
+  for (const auto& rates : {fill, brute}) {
+    CHECK(close(rates[0], 20.0 / 3.0, 1e-12));
+    CHECK(close(rates[1], 20.0 / 3.0, 1e-12));
+  }
+  const auto verdict = check_maxmin_invariants(capacity, routes, fill, kTol, fractions);
+  INFO(verdict.why);
+  CHECK(verdict.ok);
+  // Without its fractions the same allocation overloads link 1's share of flow 0... and link 0.
+  CHECK_FALSE(check_maxmin_invariants(capacity, routes, fill, kTol).ok);
+  // A fraction of 2 is a link crossed twice.
+  CHECK(close(maxmin_rates({10.0}, {{0}}, {{2.0}})[0], maxmin_rates({10.0}, {{0, 0}})[0], 1e-15));
+  CHECK_THROWS_AS(maxmin_rates({10.0}, {{0}}, {{0.0}}), std::invalid_argument);
+  CHECK_THROWS_AS(maxmin_rates({10.0}, {{0}}, {{0.5, 0.5}}), std::invalid_argument);
+}
+
+TEST_CASE("maxmin with fractions: random instances, both algorithms agree and the invariants hold") {
+  std::mt19937_64 rng(0x5eed3u);
+  for (int instance = 0; instance < 200; ++instance) {
+    const Instance inst = random_instance(rng, false);
+    std::vector<std::vector<double>> fractions(inst.routes.size());
+    for (std::size_t f = 0; f < inst.routes.size(); ++f) {
+      if (rng() % 3 == 0) continue;  // some flows stay plain paths
+      for (std::size_t h = 0; h < inst.routes[f].size(); ++h) fractions[f].push_back(log_uniform(rng, 1e-3, 1.0));
+    }
+    const auto fill = maxmin_rates(inst.capacity, inst.routes, fractions);
+    const auto brute = brute_force_maxmin(inst.capacity, inst.routes, fractions);
+    for (std::size_t f = 0; f < fill.size(); ++f) {
+      INFO("instance " << instance << " flow " << f << ": " << fill[f] << " vs " << brute[f]);
+      CHECK(close(fill[f], brute[f], kTol));
+    }
+    const auto verdict = check_maxmin_invariants(inst.capacity, inst.routes, fill, kTol, fractions);
+    INFO(verdict.why);
+    CHECK(verdict.ok);
+  }
+}

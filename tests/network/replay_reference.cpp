@@ -2,7 +2,8 @@
 // independent reference solver (tests/support/reference_maxmin.hpp) and checks that every
 // flow's finish time agrees within 1e-6 relative or 1 us, whichever is larger. It reads only
 // the CSVs, as another simulator would: links by name with capacity and latency, each
-// flow's route as link names, and each flow's bytes, start and fathom's finish.
+// flow's route as link names (each with `*fraction` when the flow is spread over several paths),
+// and each flow's bytes, start and fathom's finish.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -51,19 +52,29 @@ int main(int argc, char** argv) {
       latency_s.push_back(std::stod(l[4]) * 1e-9);
     }
     std::unordered_map<std::string, std::vector<std::uint32_t>> route_of;
+    std::unordered_map<std::string, std::vector<double>> fractions_of;
     for (const auto& r : routes) {
       std::vector<std::uint32_t> route;
+      std::vector<double> fractions;
       if (r.size() > 1) {
         std::stringstream s(r[1]);
         std::string name;
-        while (std::getline(s, name, ';')) route.push_back(link_id.at(name));
+        while (std::getline(s, name, ';')) {
+          const auto star = name.find('*');
+          route.push_back(link_id.at(name.substr(0, star)));
+          if (star != std::string::npos) fractions.push_back(std::stod(name.substr(star + 1)));
+        }
+      }
+      if (!fractions.empty() && fractions.size() != route.size()) {
+        throw std::runtime_error("route " + r[0] + ": some links have a fraction and some not");
       }
       route_of[r[0]] = route;
+      fractions_of[r[0]] = fractions;
     }
     std::vector<fathom::test::RefFlow> ref;
     std::vector<double> fathom_finish;
     for (const auto& f : flows) {
-      ref.push_back({route_of.at(f[0]), std::stod(f[3]), std::stod(f[4])});
+      ref.push_back({route_of.at(f[0]), std::stod(f[3]), std::stod(f[4]), fractions_of.at(f[0])});
       fathom_finish.push_back(std::stod(f[5]));
     }
     const auto expected = fathom::test::simulate_flows(capacity, latency_s, ref);

@@ -44,6 +44,8 @@ TEST_CASE("a nccl-tests workload needs no keys and takes nccl-tests' defaults") 
   CHECK(s.collectives.nvls_chunk_bytes == 128 * 1024);
   CHECK(s.collectives.nvls_channels == 16);
   CHECK(s.collectives.max_slices == 64);
+  CHECK(s.collectives.flows_per_connection == 2);  // 2 NCCL channels per NIC pair x 1 queue pair
+  CHECK(s.cluster.fabric.routing == fathom::topo::Routing::kEcmpHash);
   CHECK(s.collectives.efficiency.ring == doctest::Approx(370.0 / 450));
   CHECK(s.collectives.efficiency.nvls == doctest::Approx(480.0 / 787.5));
 }
@@ -60,8 +62,10 @@ collectives:
   nvls_chunk: 64KiB
   nvls_channels: 32
   max_slices: 16
+  flows_per_connection: 16
   efficiency: {ring: 0.9, tree: 80%, nvls: 0.7, nic: 0.95}
 )"));
+  CHECK(s.collectives.flows_per_connection == 16);
   CHECK(s.nccl_tests.op == "all_gather");
   CHECK(s.nccl_tests.min_bytes == 1 << 20);
   CHECK(s.nccl_tests.max_bytes == 64 << 20);
@@ -78,8 +82,11 @@ collectives:
   CHECK(s.collectives.efficiency.nic == 0.95);
   // --set reaches the new keys like any other.
   const auto o = load_scenario(write_scratch_file("scenario.yaml", kBase),
-                               {"collectives.max_slices=2", "collectives.efficiency.nvls=0.5"});
+                               {"collectives.max_slices=2", "collectives.efficiency.nvls=0.5",
+                                "collectives.flows_per_connection=4", "cluster.fabric.routing=adaptive"});
   CHECK(o.collectives.max_slices == 2);
+  CHECK(o.collectives.flows_per_connection == 4);
+  CHECK(o.cluster.fabric.routing == fathom::topo::Routing::kAdaptive);
   CHECK(o.collectives.efficiency.nvls == 0.5);
 }
 
@@ -109,6 +116,19 @@ TEST_CASE("mistakes in collectives: and the nccl-tests workload are reported at 
   }
   SUBCASE("zero max_slices") {
     CHECK(fathom::test::load_error(kBase + "collectives: {max_slices: 0}\n").key_path() == "collectives.max_slices");
+  }
+  SUBCASE("flows per connection: zero, or more than NCCL can open") {
+    CHECK(fathom::test::load_error(kBase + "collectives: {flows_per_connection: 0}\n").key_path() ==
+          "collectives.flows_per_connection");
+    const auto e = fathom::test::load_error(kBase + "collectives: {flows_per_connection: 1000}\n");
+    CHECK(e.key_path() == "collectives.flows_per_connection");
+    CHECK(std::string(e.what()).find("at most 256") != std::string::npos);
+  }
+  SUBCASE("an unknown routing mode") {
+    std::string text = kBase;
+    text.replace(text.find("    tiers: 2"), 0, "    routing: adaptve\n");
+    const auto e = fathom::test::load_error(text);
+    CHECK(e.key_path() == "cluster.fabric.routing");
   }
   SUBCASE("an NVLS chunk of zero bytes") {
     CHECK(fathom::test::load_error(kBase + "collectives: {nvls_chunk: 0B}\n").key_path() == "collectives.nvls_chunk");

@@ -8,11 +8,15 @@
 //   * Links are directed and have a capacity in bytes/s (finite, > 0) and a latency in seconds
 //     (finite, >= 0). Links are numbered 0..capacity.size()-1.
 //   * A flow has a route (link ids, possibly empty), a size in bytes and a start time. Its
-//     latency is the sum of its links' latencies (a link listed twice counts twice).
+//     latency is the sum of its links' latencies (a link listed twice counts twice; a link
+//     with a fraction counts that fraction of its latency: a spread flow waits its mean path's).
 //   * From start to start + latency a flow waits and uses no bandwidth. Then it is active and
 //     moves its bytes at its max-min fair rate among the active flows.
 //   * Rates are the plain, unweighted max-min fair allocation (progressive filling), recomputed
 //     whenever a flow becomes active or finishes.
+//   * A flow spread over several paths gives each link of its route a fraction (> 0): the part of
+//     its bytes that crosses it. At rate r it uses fraction * r of the link, and in progressive
+//     filling it counts `fraction` times there. No fractions (an empty list) means 1 everywhere.
 //
 // Edge cases (the semantics chosen here; the model must match them)
 //   * A flow that lists a link k times counts k times on that link: at rate r it uses k*r of the
@@ -61,6 +65,30 @@ inline void validate_network(const std::vector<double>& capacity,
   }
 }
 
+inline void validate_fractions(const std::vector<std::vector<std::uint32_t>>& routes,
+                               const std::vector<std::vector<double>>& fractions) {
+  if (fractions.empty()) return;
+  if (fractions.size() != routes.size()) throw std::invalid_argument("reference_maxmin: one fraction list per flow");
+  for (std::size_t f = 0; f < routes.size(); ++f) {
+    if (fractions[f].empty()) continue;
+    if (fractions[f].size() != routes[f].size()) {
+      throw std::invalid_argument("reference_maxmin: flow " + std::to_string(f) + " has " +
+                                  std::to_string(fractions[f].size()) + " fractions for " +
+                                  std::to_string(routes[f].size()) + " links");
+    }
+    for (double x : fractions[f]) {
+      if (!std::isfinite(x) || x <= 0.0) {
+        throw std::invalid_argument("reference_maxmin: flow " + std::to_string(f) + " has a fraction that is not > 0");
+      }
+    }
+  }
+}
+
+// The part of flow f's bytes on the h-th link of its route.
+inline double fraction(const std::vector<std::vector<double>>& fractions, std::size_t f, std::size_t h) {
+  return fractions.empty() || fractions[f].empty() ? 1.0 : fractions[f][h];
+}
+
 inline std::string num(double x) {
   std::ostringstream out;
   out.precision(17);
@@ -75,10 +103,14 @@ inline std::string num(double x) {
 // flows crossing it, a flow crossing it k times counting k times), freeze every unfrozen flow
 // crossing that link at that share, subtract what they use from every link they cross, and
 // repeat until every flow is frozen. Links tied for the smallest share are all taken in the same
-// round. A flow with an empty route gets +infinity.
+// round. A flow with an empty route gets +infinity. With `fractions`, "number of flows" reads
+// "sum of the flows' fractions" and a flow uses fraction * rate of each link.
 inline std::vector<double> maxmin_rates(const std::vector<double>& capacity_bytes_per_s,
-                                        const std::vector<std::vector<std::uint32_t>>& routes) {
+                                        const std::vector<std::vector<std::uint32_t>>& routes,
+                                        const std::vector<std::vector<double>>& fractions = {}) {
   reference_detail::validate_network(capacity_bytes_per_s, routes);
+  reference_detail::validate_fractions(routes, fractions);
+  using reference_detail::fraction;
   const std::size_t num_links = capacity_bytes_per_s.size();
   const std::size_t num_flows = routes.size();
 
@@ -97,24 +129,24 @@ inline std::vector<double> maxmin_rates(const std::vector<double>& capacity_byte
   }
 
   while (unfrozen > 0) {
-    // How many unfrozen flows cross each link (with multiplicity).
-    std::vector<std::size_t> count(num_links, 0);
+    // How many unfrozen flows cross each link (with multiplicity, weighted by fraction).
+    std::vector<double> count(num_links, 0.0);
     for (std::size_t f = 0; f < num_flows; ++f) {
       if (frozen[f]) continue;
-      for (std::uint32_t l : routes[f]) ++count[l];
+      for (std::size_t h = 0; h < routes[f].size(); ++h) count[routes[f][h]] += fraction(fractions, f, h);
     }
 
     // The smallest fair share over the links that unfrozen flows cross.
     double smallest = std::numeric_limits<double>::infinity();
     for (std::size_t l = 0; l < num_links; ++l) {
       if (count[l] == 0) continue;
-      smallest = std::min(smallest, remaining[l] / static_cast<double>(count[l]));
+      smallest = std::min(smallest, remaining[l] / count[l]);
     }
 
     // Freeze the flows on every link whose share is that smallest one.
     std::vector<bool> bottleneck(num_links, false);
     for (std::size_t l = 0; l < num_links; ++l) {
-      if (count[l] > 0 && remaining[l] / static_cast<double>(count[l]) == smallest) bottleneck[l] = true;
+      if (count[l] > 0 && remaining[l] / count[l] == smallest) bottleneck[l] = true;
     }
     for (std::size_t f = 0; f < num_flows; ++f) {
       if (frozen[f]) continue;
@@ -124,7 +156,10 @@ inline std::vector<double> maxmin_rates(const std::vector<double>& capacity_byte
       frozen[f] = true;
       --unfrozen;
       rate[f] = smallest;
-      for (std::uint32_t l : routes[f]) remaining[l] = std::max(0.0, remaining[l] - smallest);
+      for (std::size_t h = 0; h < routes[f].size(); ++h) {
+        const std::uint32_t l = routes[f][h];
+        remaining[l] = std::max(0.0, remaining[l] - smallest * fraction(fractions, f, h));
+      }
     }
   }
   return rate;
@@ -137,10 +172,13 @@ inline std::vector<double> maxmin_rates(const std::vector<double>& capacity_byte
 // feasible L to the last bit of a double, then freezes at L every unfrozen flow crossing a link
 // that is infeasible at L * (1 + 1e-11) (a saturated link). At least one link is: the bisection
 // keeps an infeasible upper end a bit above L and the load only grows with L. A flow with an
-// empty route gets +infinity.
+// empty route gets +infinity. `fractions` as for maxmin_rates.
 inline std::vector<double> brute_force_maxmin(const std::vector<double>& capacity,
-                                              const std::vector<std::vector<std::uint32_t>>& routes) {
+                                              const std::vector<std::vector<std::uint32_t>>& routes,
+                                              const std::vector<std::vector<double>>& fractions = {}) {
   reference_detail::validate_network(capacity, routes);
+  reference_detail::validate_fractions(routes, fractions);
+  using reference_detail::fraction;
   const std::size_t num_links = capacity.size();
   const std::size_t num_flows = routes.size();
 
@@ -162,7 +200,7 @@ inline std::vector<double> brute_force_maxmin(const std::vector<double>& capacit
     std::vector<double> load(num_links, 0.0);
     for (std::size_t f = 0; f < num_flows; ++f) {
       const double r = frozen[f] ? rate[f] : level;
-      for (std::uint32_t l : routes[f]) load[l] += r;
+      for (std::size_t h = 0; h < routes[f].size(); ++h) load[routes[f][h]] += r * fraction(fractions, f, h);
     }
     return load;
   };
@@ -174,8 +212,15 @@ inline std::vector<double> brute_force_maxmin(const std::vector<double>& capacit
     return true;
   };
 
-  // Infeasible for any unfrozen flow: it alone puts more than any capacity on its first link.
-  const double too_high = 2.0 * *std::max_element(capacity.begin(), capacity.end());
+  // Infeasible for any unfrozen flow: it alone puts more than any capacity on its first link
+  // (its fraction there counted).
+  double smallest_fraction = 1.0;
+  for (std::size_t f = 0; f < num_flows; ++f) {
+    for (std::size_t h = 0; h < routes[f].size(); ++h) {
+      smallest_fraction = std::min(smallest_fraction, fraction(fractions, f, h));
+    }
+  }
+  const double too_high = 2.0 * *std::max_element(capacity.begin(), capacity.end()) / smallest_fraction;
   double level = 0.0;  // feasible: the previous round's level (all rates 0 at first)
   while (any_unfrozen) {
     double lo = level;
@@ -220,7 +265,7 @@ struct MaxMinCheck {
 // Checks that `rates` is the max-min fair allocation, by its characterisation: it is feasible
 // and every flow has a bottleneck. With a relative tolerance rel_tol:
 //   (a) no link is over capacity: sum over the flows crossing it of rate (times the number of
-//       times the flow crosses it) <= capacity * (1 + rel_tol);
+//       times the flow crosses it, times its fraction there) <= capacity * (1 + rel_tol);
 //   (b) every flow with a non-empty route has a bottleneck: a link on its route whose load is
 //       >= capacity * (1 - rel_tol) and on which its rate is >= (1 - rel_tol) times the largest
 //       rate among the flows crossing it;
@@ -229,7 +274,9 @@ struct MaxMinCheck {
 // the reference gives it). Sizes must match and link ids be in range (else it fails, not throws).
 inline MaxMinCheck check_maxmin_invariants(const std::vector<double>& capacity,
                                            const std::vector<std::vector<std::uint32_t>>& routes,
-                                           const std::vector<double>& rates, double rel_tol) {
+                                           const std::vector<double>& rates, double rel_tol,
+                                           const std::vector<std::vector<double>>& fractions = {}) {
+  using reference_detail::fraction;
   using reference_detail::num;
   const std::size_t num_links = capacity.size();
   const std::size_t num_flows = routes.size();
@@ -258,8 +305,9 @@ inline MaxMinCheck check_maxmin_invariants(const std::vector<double>& capacity,
   std::vector<double> load(num_links, 0.0);
   std::vector<double> largest(num_links, 0.0);
   for (std::size_t f = 0; f < num_flows; ++f) {
-    for (std::uint32_t l : routes[f]) {
-      load[l] += rates[f];
+    for (std::size_t h = 0; h < routes[f].size(); ++h) {
+      const std::uint32_t l = routes[f][h];
+      load[l] += rates[f] * fraction(fractions, f, h);
       largest[l] = std::max(largest[l], rates[f]);
     }
   }
@@ -294,6 +342,7 @@ struct RefFlow {
   std::vector<std::uint32_t> route;
   double bytes;
   double start_s;
+  std::vector<double> fractions = {};  // per route link; empty: 1 everywhere
 };
 
 // A flow whose remaining bytes are within this fraction of its size finishes at the current event.
@@ -309,8 +358,13 @@ inline std::vector<double> simulate_flows(const std::vector<double>& capacity, c
                                           const std::vector<RefFlow>& flows) {
   const std::size_t num_flows = flows.size();
   std::vector<std::vector<std::uint32_t>> routes(num_flows);
-  for (std::size_t f = 0; f < num_flows; ++f) routes[f] = flows[f].route;
+  std::vector<std::vector<double>> fractions(num_flows);
+  for (std::size_t f = 0; f < num_flows; ++f) {
+    routes[f] = flows[f].route;
+    fractions[f] = flows[f].fractions;
+  }
   reference_detail::validate_network(capacity, routes);
+  reference_detail::validate_fractions(routes, fractions);
   if (latency_s.size() != capacity.size()) {
     throw std::invalid_argument("simulate_flows: latency_s and capacity have different sizes");
   }
@@ -335,7 +389,9 @@ inline std::vector<double> simulate_flows(const std::vector<double>& capacity, c
 
   for (std::size_t f = 0; f < num_flows; ++f) {
     double latency = 0.0;
-    for (std::uint32_t l : flows[f].route) latency += latency_s[l];
+    for (std::size_t h = 0; h < flows[f].route.size(); ++h) {
+      latency += latency_s[flows[f].route[h]] * reference_detail::fraction(fractions, f, h);
+    }
     activation[f] = flows[f].start_s + latency;
     remaining[f] = flows[f].bytes;
     if (flows[f].route.empty() || flows[f].bytes == 0.0) {
@@ -358,17 +414,19 @@ inline std::vector<double> simulate_flows(const std::vector<double>& capacity, c
 
     std::vector<std::size_t> active;
     std::vector<std::vector<std::uint32_t>> active_routes;
+    std::vector<std::vector<double>> active_fractions;
     bool any_waiting = false;
     for (std::size_t f = 0; f < num_flows; ++f) {
       if (phase[f] == Phase::kActive) {
         active.push_back(f);
         active_routes.push_back(flows[f].route);
+        active_fractions.push_back(flows[f].fractions);
       }
       any_waiting = any_waiting || phase[f] == Phase::kWaiting;
     }
     if (active.empty() && !any_waiting) break;
 
-    const std::vector<double> rate = maxmin_rates(capacity, active_routes);
+    const std::vector<double> rate = maxmin_rates(capacity, active_routes, active_fractions);
 
     // The next event: the earliest completion or activation.
     std::vector<double> completion(active.size());

@@ -330,6 +330,61 @@ TEST_CASE("rail-optimised: NIC r of every node sits on a leaf of rail r") {
         std::string::npos);
 }
 
+TEST_CASE("3-tier rail-optimised: every pod has each rail's leaves, pods joined by cores; counts by closed form") {
+  // Radix R, 8 NICs per node: hosts_per_leaf H = R/2, spines per pod S = R/2, leaves per pod
+  // P = R/2, so Lr = P/8 leaves per rail in a pod and Np = Lr x H nodes per pod; cores per spine
+  // C = R - P, cores = S x C; pods = ceil(nodes / Np). Cables: nodes x 8 NIC-leaf, leaves x S
+  // leaf-spine, pods x S x C spine-core; bisection: half the smallest tier's capacity.
+  struct Case {
+    int radix;
+    int nodes;
+  };
+  for (const Case c : {Case{32, 64}, Case{32, 100}, Case{64, 2048}}) {
+    CAPTURE(c.radix);
+    CAPTURE(c.nodes);
+    ClusterSpec spec = dgx_cluster(c.nodes);
+    spec.fabric.kind = FabricKind::kRailOptimized;
+    spec.fabric.tiers = 3;
+    spec.fabric.radix = c.radix;
+    spec.fabric.hosts_per_leaf = 0;
+    spec.fabric.spines = 0;
+    spec.fabric.tier = {{50e9, 600}, {50e9, 600}, {50e9, 600}};
+    const std::size_t half = static_cast<std::size_t>(c.radix / 2);
+    const std::size_t per_rail = half / 8;
+    const std::size_t pod_nodes = per_rail * half;
+    const std::size_t pods = (static_cast<std::size_t>(c.nodes) + pod_nodes - 1) / pod_nodes;
+    const std::size_t leaves = pods * half;
+    const std::size_t cores = half * half;
+    const FabricLayout layout = layout_fabric(spec);
+    CHECK(layout.rails == 8);
+    CHECK(static_cast<std::size_t>(layout.leaves_per_rail) == per_rail);
+    CHECK(static_cast<std::size_t>(layout.pods) == pods);
+    CHECK(static_cast<std::size_t>(layout.leaves) == leaves);
+    CHECK(static_cast<std::size_t>(layout.cores) == cores);
+    const Topology t = build_cluster(spec);
+    const std::size_t ports = static_cast<std::size_t>(c.nodes) * 8;
+    CHECK(t.summary.switches_per_tier ==
+          std::vector<std::size_t>{static_cast<std::size_t>(c.nodes) * 4, leaves, pods * half, cores});
+    CHECK(t.summary.cables_per_tier ==
+          std::vector<std::size_t>{ports, ports, leaves * half,
+                                   pods * half * (static_cast<std::size_t>(c.radix) - half)});
+    const double smallest = static_cast<double>(std::min({ports, leaves * half, pods * half * half}));
+    CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(smallest / 2 * 50e9));
+    // NIC r of node i: leaf pod x P + r x Lr + (i mod Np) / H.
+    for (int i = 0; i < c.nodes; i += std::max(1, c.nodes / 37)) {
+      const auto node = static_cast<std::size_t>(i);
+      for (int r = 0; r < 8; ++r) {
+        const std::size_t leaf =
+            node / pod_nodes * half + static_cast<std::size_t>(r) * per_rail + node % pod_nodes / half;
+        CHECK(leaf_of(t, nic(node, r)) == "leaf" + std::to_string(leaf));
+      }
+    }
+    CHECK(t.summary.description.find("3-tier rail-optimised, " + std::to_string(pods) + " pods x (8 rails x ") !=
+          std::string::npos);
+    for (double o : t.summary.oversubscription_per_tier) CHECK(o == doctest::Approx(1.0));
+  }
+}
+
 TEST_CASE("explicit leaves may exceed what the NICs need; the spare leaves stay empty") {
   ClusterSpec spec = example_fabric();
   spec.nodes = 100;
@@ -370,8 +425,11 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
 
   s = example_fabric(), s.fabric.tiers = 4, expect(s, "fabric.tiers", "must be 2 or 3");
   s = example_fabric(), s.fabric.tiers = 1, expect(s, "fabric.tiers");
-  s = example_fabric(), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.tiers = 3,
-  s.fabric.tier.push_back({50e9, 1000}), expect(s, "fabric.tiers", "rail-optimised");
+  s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.tiers = 3, s.fabric.radix = 12,
+  s.fabric.hosts_per_leaf = 0, s.fabric.spines = 0, s.fabric.tier.push_back({50e9, 1000}),
+  expect(s, "fabric.leaves_per_pod",
+         "expected a multiple of the 8 rails (node.nics: every rail has leaves of its own "
+         "in every pod), found 6 (radix / 2)");
   s = example_fabric(), s.fabric.tier.pop_back(),
   expect(s, "fabric.tier", "needs 2 link speeds (NIC-leaf, leaf-spine), got 1");
   s = example_fabric(), s.fabric.tiers = 3, s.fabric.leaves_per_pod = 4, s.fabric.cores = 8,
@@ -393,7 +451,9 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
   expect(s, "fabric.hosts_per_leaf", "give hosts_per_leaf or a radix");
   s = example_fabric(), s.fabric.spines = 0, expect(s, "fabric.spines", "give spines or a radix");
   s = example_fabric(), s.fabric.leaves = 10,
-  expect(s, "fabric.leaves", "10 leaves x 32 hosts_per_leaf hold 320 NIC ports, but the cluster has 1024");
+  expect(s, "fabric.leaves",
+         "expected at least 32 leaves (32 hosts_per_leaf each, for 1024 NIC ports (nodes 1024 x node.nics 1)), "
+         "found 10 (320 NIC ports)");
   s = example_fabric(), s.fabric.radix = 64, s.fabric.hosts_per_leaf = 64,
   expect(s, "fabric.hosts_per_leaf", "64 NIC ports down per leaf leave no port up on a radix-64 switch");
   s = radix_fabric(96, 2, 64, 3.0), s.fabric.spines = 32,
@@ -403,8 +463,12 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
   s = radix_fabric(96, 2, 64, 1.0), s.fabric.links_per_leaf_spine = 3,
   expect(s, "fabric.links_per_leaf_spine", "3 does not divide the 32 up ports per leaf");
   s = radix_fabric(96, 2, 64, 0.001), expect(s, "fabric.oversubscription", "leaves no NIC port down");
-  s = radix_fabric(4096, 2, 64), expect(s, "fabric.radix", "every spine needs 128 ports");
-  s = radix_fabric(200, 3, 8), expect(s, "fabric.radix", "13 pods need 13 ports on every core");
+  s = radix_fabric(4096, 2, 64), expect(s, "fabric.radix",
+                                        "expected at least 128 ports on every spine (128 leaves x 1 "
+                                        "links_per_leaf_spine), found radix 64; use fabric.tiers: 3 or a larger radix");
+  s = radix_fabric(200, 3, 8), expect(s, "fabric.radix",
+                                      "expected at least 13 ports on every core (one cable per pod, 13 pods: a pod "
+                                      "holds 4 leaves x 4 hosts_per_leaf = 16 of the 200 NIC ports");
 
   s = radix_fabric(128, 3, 0), s.fabric.hosts_per_leaf = 4, s.fabric.spines = 4, s.fabric.cores = 16,
   expect(s, "fabric.leaves_per_pod", "give leaves_per_pod or a radix");
@@ -414,16 +478,42 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
   expect(s, "fabric.cores", "10 is not a multiple of the 4 spines per pod");
   s = radix_fabric(128, 3, 8), s.fabric.cores = 32, expect(s, "fabric.cores", "8 up ports on every spine");
   s = radix_fabric(128, 3, 8), s.fabric.leaves_per_pod = 8, expect(s, "fabric.leaves_per_pod", "leaving none");
-  s = radix_fabric(128, 3, 8), s.fabric.leaves = 30, expect(s, "fabric.leaves", "not a multiple of leaves_per_pod 4");
-  s = radix_fabric(128, 3, 8), s.fabric.leaves = 28, expect(s, "fabric.leaves", "the cluster has 128");
+  s = radix_fabric(128, 3, 8), s.fabric.leaves = 30,
+  expect(s, "fabric.leaves", "expected a multiple of leaves_per_pod 4 (pods are whole), found 30");
+  s = radix_fabric(128, 3, 8), s.fabric.leaves = 28, expect(s, "fabric.leaves", "expected at least 32 leaves (8 pods");
 
   s = example_fabric(), s.fabric.spines = 1 << 30, expect(s, "fabric", "more than a Topology holds");
   s = example_fabric(), s.fabric.spines = 1 << 20, s.fabric.links_per_leaf_spine = 1 << 20,
   expect(s, "fabric", "cables, more than a Topology holds");
   s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.leaves = 12,
-  expect(s, "fabric.leaves", "not a multiple of the 8 rails");
+  expect(s, "fabric.leaves",
+         "expected a multiple of the 8 rails (node.nics: every rail has leaves of its own), found 12");
   s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.leaves = 8,
-  expect(s, "fabric.leaves", "one NIC of each of 64 nodes");
+  expect(s, "fabric.leaves", "for one NIC of each of 64 nodes per rail), found 8 (1 per rail");
+}
+
+TEST_CASE("fabric count errors read alike for fat-tree and rail-optimised fabrics: key, expected, found") {
+  // The same mistakes on both kinds: too few leaves, leaves that do not split, a radix too small for
+  // two tiers or for the pods. Each message names the key, says what was expected and what was found.
+  auto pattern = [](const ClusterSpec& spec, const std::string& key) {
+    const std::string msg = error_of([&] { build_cluster(spec); });
+    INFO(msg);
+    CHECK(msg.rfind(key + ": expected ", 0) == 0);
+    CHECK(msg.find(", found ") != std::string::npos);
+  };
+  for (const FabricKind kind : {FabricKind::kFatTree, FabricKind::kRailOptimized}) {
+    CAPTURE(static_cast<int>(kind));
+    ClusterSpec s = dgx_cluster(64);
+    s.fabric.kind = kind;
+    s.fabric.leaves = 1;
+    pattern(s, "fabric.leaves");
+    s = dgx_cluster(64), s.fabric.kind = kind, s.fabric.hosts_per_leaf = 0, s.fabric.spines = 0, s.fabric.radix = 16;
+    pattern(s, "fabric.radix");  // 2 tiers of radix 16 hold 128 NIC ports, not 512
+    s.fabric.tiers = 3, s.fabric.tier.push_back({50e9, 1000}), s.nodes = 1024;
+    pattern(s, "fabric.radix");  // 3 tiers of radix 16 hold 16 pods
+    s.nodes = 64, s.fabric.leaves = 12;
+    pattern(s, "fabric.leaves");  // not whole pods of 8 leaves
+  }
 }
 
 TEST_CASE("resized_cluster: the same system at any node count, counts re-derived from the radix") {
@@ -434,13 +524,13 @@ TEST_CASE("resized_cluster: the same system at any node count, counts re-derived
   base.fabric.leaves = 1;
   base.fabric.spines = 1;
   base.fabric.tier = {{50e9, 1000}, {50e9, 1000}};
-  base.fabric.destination_routing = true;
+  base.fabric.routing = Routing::kDestination;
 
   const ClusterSpec four = resized_cluster(base, 4);
   CHECK(four.nodes == 4);
   CHECK(four.fabric.radix == kDefaultResizeRadix);
   CHECK(four.fabric.tiers == 2);
-  CHECK(four.fabric.destination_routing);
+  CHECK(four.fabric.routing == Routing::kDestination);
   const FabricLayout l4 = layout_fabric(four);
   CHECK(l4.hosts_per_leaf == 32);  // radix 64, no oversubscription: half the ports down
   CHECK(l4.leaves == 1);

@@ -293,7 +293,7 @@ TEST_CASE("performance sanity: 16,384 random pairs on a 16,384-host 2-tier fabri
 
 TEST_CASE("D-mod-K: every flow to one destination takes one spine; consecutive destinations spread") {
   auto spec = example_fabric();
-  spec.fabric.destination_routing = true;
+  spec.fabric.routing = Routing::kDestination;
   const Topology t = build_cluster(spec);
   Router router(t);
   auto spine_of = [&](VertexId src, VertexId dst, std::uint64_t hash) {
@@ -368,7 +368,7 @@ ClusterSpec dgx_on_radix(int nodes, int tiers, int radix, FabricKind kind = Fabr
   spec.fabric.tiers = tiers;
   spec.fabric.radix = radix;
   spec.fabric.tier.assign(static_cast<std::size_t>(tiers), TierSpec{50e9, 600});
-  spec.fabric.destination_routing = true;
+  spec.fabric.routing = Routing::kDestination;
   return spec;
 }
 
@@ -388,12 +388,18 @@ TEST_CASE("D-mod-K on non-blocking fat-trees: every shift permutation puts at mo
   doubled.fabric.links_per_leaf_spine = 2;
   cases.push_back({"2-tier, 2 cables per leaf-spine pair (8 spines), GPU to GPU", doubled, VertexKind::kGpu});
   ClusterSpec k8 = k_ary_3_tier(8);
-  k8.fabric.destination_routing = true;
+  k8.fabric.routing = Routing::kDestination;
   cases.push_back({"3-tier k-ary, k = 8: 128 single-NIC hosts", k8, VertexKind::kNic});
   cases.push_back(
       {"3-tier, 128 DGX nodes, radix 16 (16 pods, 64 cores), GPU to GPU", dgx_on_radix(128, 3, 16), VertexKind::kGpu});
   cases.push_back({"rail-optimised, 64 DGX nodes, radix 32 (8 rails x 4 leaves, 16 spines), GPU to GPU",
                    dgx_on_radix(64, 2, 32, FabricKind::kRailOptimized), VertexKind::kGpu});
+  cases.push_back(
+      {"3-tier rail-optimised, 64 DGX nodes, radix 32 (2 pods of 8 rails x 2 leaves, 16 spines each; "
+       "256 cores), GPU to GPU",
+       dgx_on_radix(64, 3, 32, FabricKind::kRailOptimized), VertexKind::kGpu});
+  cases.push_back({"3-tier rail-optimised, 64 DGX nodes, radix 16 (8 pods of 8 rails x 1 leaf), NIC to NIC",
+                   dgx_on_radix(64, 3, 16, FabricKind::kRailOptimized), VertexKind::kNic});
   for (const auto& c : cases) {
     CAPTURE(c.name);
     const Topology t = build_cluster(c.spec);
@@ -414,6 +420,82 @@ TEST_CASE("D-mod-K on non-blocking fat-trees: every shift permutation puts at mo
   CHECK(numbered.destination_index(rails.at("n0.gpu0")) == 0);
   // The check can fail: ECMP's per-flow hash does collide on the same fabric.
   ClusterSpec ecmp = dgx_on_radix(32, 2, 32);
-  ecmp.fabric.destination_routing = false;
+  ecmp.fabric.routing = Routing::kEcmpHash;
   CHECK(worst_shift_load(build_cluster(ecmp), VertexKind::kGpu).up > 1);
+}
+
+TEST_CASE("spread: adaptive routing's flow-level picture, every shortest path with its fraction of the bytes") {
+  // Sum of the fractions per link class, and the fraction on each link, between two hosts.
+  struct Seen {
+    std::map<LinkClass, double> total;
+    std::map<LinkClass, std::set<double>> each;
+    std::map<LinkClass, std::size_t> links;
+  };
+  auto seen = [](const Topology& t, const std::vector<SpreadLink>& spread) {
+    Seen s;
+    for (const auto& l : spread) {
+      const LinkClass cls = t.link(l.link).cls;
+      s.total[cls] += l.fraction;
+      s.each[cls].insert(l.fraction);
+      ++s.links[cls];
+    }
+    return s;
+  };
+  SUBCASE("2-tier: an eighth of the flow on each of the 8 spines, up and down") {
+    const Topology t = build_cluster(example_fabric());
+    Router router(t);
+    const VertexId src = t.at(nic(0));
+    const VertexId dst = t.at(nic(1023));
+    const auto& spread = router.spread(src, dst);
+    const Seen s = seen(t, spread);
+    CHECK(s.links.at(LinkClass::kHostLeaf) == 2);
+    CHECK(s.links.at(LinkClass::kLeafSpine) == 16);
+    CHECK(s.total.at(LinkClass::kHostLeaf) == 2.0);
+    CHECK(s.total.at(LinkClass::kLeafSpine) == doctest::Approx(2.0));
+    CHECK(s.each.at(LinkClass::kLeafSpine) == std::set<double>{1.0 / 8});
+    // In hop order: the NIC's link first, the destination's last.
+    CHECK(t.link(spread.front().link).from == src);
+    CHECK(t.link(spread.back().link).to == dst);
+    // Cached: the same vector; and a host under the same leaf has one path.
+    CHECK(&router.spread(src, dst) == &spread);
+    CHECK(router.spread(src, t.at(nic(1))).size() == 2);
+    CHECK(router.spread(src, src).empty());
+  }
+  SUBCASE("2-tier with 2 cables per leaf-spine pair: the flow splits over the cables too") {
+    ClusterSpec spec = dgx_on_radix(32, 2, 32);
+    spec.fabric.links_per_leaf_spine = 2;
+    const Topology t = build_cluster(spec);
+    Router router(t);
+    const Seen s = seen(t, router.spread(t.at("n0.gpu0"), t.at("n31.gpu0")));
+    // 8 spines x 2 cables up, and down: a sixteenth on each.
+    CHECK(s.links.at(LinkClass::kLeafSpine) == 32);
+    CHECK(s.each.at(LinkClass::kLeafSpine) == std::set<double>{1.0 / 16});
+    CHECK(s.total.at(LinkClass::kPcie) == 2.0);
+  }
+  SUBCASE("3-tier k = 8: 1/4 per spine, 1/16 per core, every hop summing to 1") {
+    const Topology t = build_cluster(k_ary_3_tier(8));
+    Router router(t);
+    const auto& spread = router.spread(t.at(nic(0)), t.at(nic(127)));
+    const Seen s = seen(t, spread);
+    CHECK(s.links.at(LinkClass::kLeafSpine) == 8);
+    CHECK(s.links.at(LinkClass::kSpineCore) == 32);
+    CHECK(s.each.at(LinkClass::kLeafSpine) == std::set<double>{0.25});
+    CHECK(s.each.at(LinkClass::kSpineCore) == std::set<double>{1.0 / 16});
+    CHECK(s.total.at(LinkClass::kSpineCore) == doctest::Approx(2.0));
+  }
+  SUBCASE("the expected load of ECMP: many hashed flows load each spine about as spread() says") {
+    const Topology t = build_cluster(example_fabric());
+    Router router(t);
+    const VertexId src = t.at(nic(0));
+    const VertexId dst = t.at(nic(1023));
+    std::map<LinkId, int> hits;
+    constexpr int kFlows = 8000;
+    for (int h = 0; h < kFlows; ++h) ++hits[router.route(src, dst, static_cast<std::uint64_t>(h))[1]];
+    for (const auto& l : router.spread(src, dst)) {
+      if (t.link(l.link).cls != LinkClass::kLeafSpine ||
+          t.link(l.link).from != t.link(router.spread(src, dst)[0].link).to)
+        continue;
+      CHECK(hits[l.link] == doctest::Approx(l.fraction * kFlows).epsilon(0.1));
+    }
+  }
 }

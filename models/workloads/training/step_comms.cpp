@@ -52,8 +52,26 @@ double StepComms::pairs(const std::vector<FlowPair>& flows, double bytes) {
 }
 
 std::vector<topo::LinkId> StepComms::route(const FlowPair& flow, std::uint64_t hash) {
+  std::vector<topo::LinkId> links;
+  for (const auto& l : path(flow, hash, false)) links.push_back(l.link);
+  return links;
+}
+
+std::vector<topo::SpreadLink> StepComms::path(const FlowPair& flow, std::uint64_t hash, bool spread) {
   const topo::Topology& t = timer_.topology();
   const auto [src, dst] = flow;
+  std::vector<topo::SpreadLink> path;
+  auto whole = [&](topo::LinkId l) { path.push_back({l, 1.0}); };
+  // Router r's way from a to b: its route (fraction 1) or its spread; `map` turns r's link ids
+  // into the cluster's.
+  auto append = [&](topo::Router& r, topo::VertexId a, topo::VertexId b, std::uint64_t key, auto map) {
+    if (spread) {
+      for (const auto& l : r.spread(a, b)) path.push_back({map(l.link), l.fraction});
+    } else {
+      for (auto l : r.route(a, b, hash, key)) whole(map(l));
+    }
+  };
+  const auto same = [](topo::LinkId l) { return l; };
   // Between GPUs of different nodes a route leaves over the source GPU's PCIe link to its NIC
   // and arrives over the destination NIC's PCIe link: routing NIC to NIC shares the router's
   // per-leaf distance tables instead of building one per destination GPU.
@@ -82,7 +100,7 @@ std::vector<topo::LinkId> StepComms::route(const FlowPair& flow, std::uint64_t h
           ++fabric_in;
         }
       }
-      std::vector<topo::LinkId> path{*up};
+      whole(*up);
       const topo::VertexId target = fabric_in == 1 ? t.link(*last).from : nic;
       // From the source NIC onto its one fabric link, then switch to switch.
       const topo::VertexId src_nic = t.link(*up).to;
@@ -99,61 +117,121 @@ std::vector<topo::LinkId> StepComms::route(const FlowPair& flow, std::uint64_t h
       const std::uint64_t key = router_.destination_index(nic);
       if (fabric_in == 1 && fabric_out == 1 && fabric_vertex_[t.link(*first).to] != kNone &&
           fabric_vertex_[target] != kNone) {
-        path.push_back(*first);
-        for (auto l : fabric_router_->route(fabric_vertex_[t.link(*first).to], fabric_vertex_[target], hash, key)) {
-          path.push_back(fabric_link_[l]);
-        }
+        whole(*first);
+        append(*fabric_router_, fabric_vertex_[t.link(*first).to], fabric_vertex_[target], key,
+               [&](topo::LinkId l) { return fabric_link_[l]; });
       } else {
-        const auto& middle = router_.route(src_nic, target, hash, key);
-        path.insert(path.end(), middle.begin(), middle.end());
+        append(router_, src_nic, target, key, same);
       }
-      if (fabric_in == 1) path.push_back(*last);
-      path.push_back(*down);
+      if (fabric_in == 1) whole(*last);
+      whole(*down);
       return path;
     }
   }
-  return router_.route(src, dst, hash);
+  append(router_, src, dst, router_.destination_index(dst), same);
+  return path;
 }
+
+namespace {
+// Whether a route leaves its node (crosses a NIC-leaf, leaf-spine or spine-core link).
+bool crosses_fabric(const topo::Topology& t, const std::vector<topo::SpreadLink>& path) {
+  for (const auto& l : path) {
+    if (topo::is_fabric(t.link(l.link).cls)) return true;
+  }
+  return false;
+}
+}  // namespace
 
 const StepComms::Round& StepComms::round(const std::vector<FlowPair>& flows) {
   auto it = rounds_.find(flows);
   if (it != rounds_.end()) return it->second;
   const topo::Topology& t = timer_.topology();
+  const bool spread = t.routing == topo::Routing::kAdaptive;
+  const int split = t.routing == topo::Routing::kEcmpHash ? params_.flows_per_connection : 1;
   Round result;
-  result.routes.reserve(flows.size());
+  result.routes.resize(flows.size());
+  result.fractions.resize(flows.size());
+  // The flows of the max-min round: each pair's path, or its sub-flows' (pair-major).
+  std::vector<std::vector<topo::SpreadLink>> subflows;
+  std::vector<std::uint32_t> first(flows.size() + 1, 0);
+  subflows.reserve(flows.size());
   for (std::size_t i = 0; i < flows.size(); ++i) {
-    result.routes.push_back(route(flows[i], net::flow_hash(seed_, i)));
+    first[i] = static_cast<std::uint32_t>(subflows.size());
+    const std::uint64_t hash = net::flow_hash(seed_, i);
+    subflows.push_back(path(flows[i], hash, spread));
+    if (split > 1 && crosses_fabric(t, subflows.back())) {
+      for (int j = 1; j < split; ++j) {
+        subflows.push_back(path(flows[i], net::subflow_hash(hash, static_cast<std::uint32_t>(j)), false));
+      }
+    }
+  }
+  first[flows.size()] = static_cast<std::uint32_t>(subflows.size());
+  result.subflows = subflows.size();
+  // Each pair: the links its sub-flows load, with the part of its bytes on each (sub-flow k of n
+  // carries 1/n), merged in order of first use.
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const double each = 1.0 / (first[i + 1] - first[i]);
+    std::unordered_map<topo::LinkId, std::size_t> at;
+    auto& links = result.routes[i];
+    auto& fractions = result.fractions[i];
+    bool whole = true;
+    for (std::uint32_t k = first[i]; k < first[i + 1]; ++k) {
+      for (const auto& l : subflows[k]) {
+        auto [pos, fresh] = at.try_emplace(l.link, links.size());
+        if (fresh) {
+          links.push_back(l.link);
+          fractions.push_back(0.0);
+        }
+        fractions[pos->second] += l.fraction * each;
+      }
+    }
+    for (double x : fractions) whole = whole && x == 1.0;
+    if (whole) fractions.clear();
     std::int64_t latency = 0;
-    for (auto l : result.routes.back()) latency += t.link(l).latency_ns;
+    for (std::uint32_t k = first[i]; k < first[i + 1]; ++k) {
+      double ns = 0;
+      for (const auto& l : subflows[k]) ns += l.fraction * static_cast<double>(t.link(l.link).latency_ns);
+      latency = std::max(latency, static_cast<std::int64_t>(std::llround(ns)));
+    }
     result.latency_ns = std::max(result.latency_ns, latency);
   }
   // Max-min over the links these flows use only (renumbered densely): the round costs what
   // its flows touch, not the size of the cluster.
   std::unordered_map<topo::LinkId, net::LinkId> local;
   std::vector<net::LinkCapacity> caps;
-  std::vector<std::vector<net::LinkId>> local_routes(flows.size());
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    for (auto l : result.routes[i]) {
-      auto [pos, fresh] = local.try_emplace(l, static_cast<net::LinkId>(caps.size()));
-      if (fresh) caps.push_back({t.link(l).bytes_per_s});
-      local_routes[i].push_back(pos->second);
+  std::vector<std::vector<net::LinkId>> local_routes(subflows.size());
+  std::vector<std::vector<double>> local_fractions(subflows.size());
+  for (std::size_t k = 0; k < subflows.size(); ++k) {
+    bool whole = true;
+    for (const auto& l : subflows[k]) {
+      auto [pos, fresh] = local.try_emplace(l.link, static_cast<net::LinkId>(caps.size()));
+      if (fresh) caps.push_back({t.link(l.link).bytes_per_s});
+      local_routes[k].push_back(pos->second);
+      local_fractions[k].push_back(l.fraction);
+      whole = whole && l.fraction == 1.0;
     }
+    if (whole) local_fractions[k].clear();
   }
   net::FlowNetwork network(std::move(caps));
   std::vector<net::FlowId> ids;
-  ids.reserve(flows.size());
-  for (const auto& r : local_routes) ids.push_back(network.add_flow(r, 1.0, sim::SimTime{}));
+  ids.reserve(subflows.size());
+  for (std::size_t k = 0; k < subflows.size(); ++k) {
+    ids.push_back(network.add_flow(local_routes[k], local_fractions[k], 1.0, sim::SimTime{}));
+  }
   network.update(sim::SimTime{});
   // The achievable share of a flow's max-min rate: the NIC efficiency when its route leaves
   // the node (PCIe, NICs and fabric run at it, docs/nccl-tests.md), the ring's NVLink
-  // efficiency when it stays on NVLink.
+  // efficiency when it stays on NVLink. A pair split into n sub-flows moves n times its slowest
+  // sub-flow's rate (each carries 1/n of the bytes, and the pair ends with the last).
   double slowest = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < flows.size(); ++i) {
     if (flows[i].first == flows[i].second) continue;
     bool nvlink_only = true;
     for (auto l : result.routes[i]) nvlink_only = nvlink_only && t.link(l).cls == topo::LinkClass::kNvLink;
     const double share = nvlink_only ? params_.efficiency.ring : params_.efficiency.nic;
-    slowest = std::min(slowest, network.rate_bytes_per_s(ids[i]) * share);
+    double rate = std::numeric_limits<double>::infinity();
+    for (std::uint32_t k = first[i]; k < first[i + 1]; ++k) rate = std::min(rate, network.rate_bytes_per_s(ids[k]));
+    slowest = std::min(slowest, rate * (first[i + 1] - first[i]) * share);
   }
   result.seconds_per_byte = std::isfinite(slowest) ? 1.0 / slowest : 0.0;
   return rounds_.emplace(flows, std::move(result)).first->second;
@@ -169,8 +247,12 @@ const std::vector<double>& StepComms::link_bytes() {
 
 void StepComms::record(const std::vector<FlowPair>& flows, double bytes_per_flow) {
   if (bytes_per_flow <= 0 || flows.empty()) return;
-  for (const auto& path : round(flows).routes) {
-    for (auto l : path) link_bytes_[l] += bytes_per_flow;
+  const Round& r = round(flows);
+  for (std::size_t i = 0; i < r.routes.size(); ++i) {
+    const auto& fractions = r.fractions[i];
+    for (std::size_t h = 0; h < r.routes[i].size(); ++h) {
+      link_bytes_[r.routes[i][h]] += bytes_per_flow * (fractions.empty() ? 1.0 : fractions[h]);
+    }
   }
 }
 

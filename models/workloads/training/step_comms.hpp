@@ -10,6 +10,10 @@
 //     concurrent group's ring flows: the ring repeats the same flow pattern at every step, so
 //     one round's rates are every step's rates. A test checks this against running the full
 //     DAGs on clusters small enough to do so.
+// Every flow of a round is routed as the fabric's routing mode says: with ECMP hashing a flow that
+// leaves its node travels as CollectiveParams::flows_per_connection flows with their own hashes,
+// each carrying its part of the bytes (the slowest of them sets the pair's pace); with adaptive
+// routing it is spread over every shortest path (topo::Router::spread).
 // It also accumulates the bytes each link carries per step, for utilisation.
 #pragma once
 
@@ -54,12 +58,20 @@ class StepComms {
   struct Round {
     double seconds_per_byte = 0;
     std::int64_t latency_ns = 0;
-    std::vector<std::vector<topo::LinkId>> routes;  // of each flow
+    std::vector<std::vector<topo::LinkId>> routes;  // of each flow: every link it loads
+    // Of each flow, per link of its route: the part of its bytes that crosses it; empty when the
+    // flow is one path (1 everywhere). A flow split into ECMP sub-flows or spread by adaptive
+    // routing has fractions below 1.
+    std::vector<std::vector<double>> fractions;
+    std::size_t subflows = 0;  // flows the max-min round ran (the pairs, with their sub-flows)
   };
   const Round& round(const std::vector<FlowPair>& flows);
 
-  // The route of one flow (ECMP hash `hash`).
+  // The route of one flow (ECMP hash `hash`, or D-mod-K by destination).
   std::vector<topo::LinkId> route(const FlowPair& flow, std::uint64_t hash);
+  // The links of one flow with the fraction of its bytes on each: its route (fraction 1) or, with
+  // `spread`, every shortest path split evenly at each hop (adaptive routing).
+  std::vector<topo::SpreadLink> path(const FlowPair& flow, std::uint64_t hash, bool spread);
 
   // Bytes per link accumulated by record() calls: flows' routes times bytes.
   void record(const std::vector<FlowPair>& flows, double bytes_per_flow);
