@@ -96,6 +96,20 @@ struct SlotItem {
 };
 std::vector<int> step_slots(const std::vector<SlotItem>& items);
 
+// Sets `slot` of every item (each with step, src, dst and slot members) to its step_slots()
+// colour, the ends taken from `ports`.
+template <class Item>
+void assign_step_slots(std::vector<Item>& items, Ports& ports) {
+  std::vector<SlotItem> ends;
+  ends.reserve(items.size());
+  for (const Item& it : items) {
+    const Ports::Ends& e = ports.ends(it.src, it.dst);
+    ends.push_back({it.step, e.out, e.in});
+  }
+  const std::vector<int> slot = step_slots(ends);
+  for (std::size_t i = 0; i < items.size(); ++i) items[i].slot = slot[i];
+}
+
 // Emits transfers and keeps each vertex's last send and last receive, so that a GPU's sends
 // (and its receives) go one at a time, in emission order. Slice 0 of a message pays alpha and
 // the route latency; later slices stream behind it (Transfer::pipelined), each after the

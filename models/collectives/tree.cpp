@@ -250,16 +250,7 @@ PipelineDag node_tree_all_reduce(const topo::Topology& topology, const Collectiv
     }
   }
   Ports ports(topology);
-  {
-    std::vector<SlotItem> ends;
-    ends.reserve(items.size());
-    for (const Item& it : items) {
-      const Ports::Ends& e = ports.ends(it.src, it.dst);
-      ends.push_back({it.step, e.out, e.in});
-    }
-    const std::vector<int> slot = step_slots(ends);
-    for (std::size_t i = 0; i < items.size(); ++i) items[i].slot = slot[i];
-  }
+  assign_step_slots(items, ports);
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     return std::tie(a.step, a.slot, a.tree, a.rail, a.slice, a.kind, a.node, a.pos, a.child) <
            std::tie(b.step, b.slot, b.tree, b.rail, b.slice, b.kind, b.node, b.pos, b.child);
