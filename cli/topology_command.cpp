@@ -10,7 +10,6 @@
 #include "cli/commands.hpp"
 #include "cli/csv_outputs.hpp"
 #include "cli/output_file.hpp"
-#include "cli/output_file.hpp"
 #include "cli/scenario_run.hpp"
 #include "scenarios/units.hpp"
 

@@ -14,7 +14,6 @@ using detail::Builder;
 using detail::Delays;
 using detail::PipelineDag;
 using detail::Ports;
-using detail::SlotItem;
 using topo::VertexId;
 
 namespace detail {
