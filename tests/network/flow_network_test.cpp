@@ -66,8 +66,13 @@ TEST_CASE("max-min closed forms: one link, parking lot, unequal bottlenecks") {
   CHECK(r[1] == doctest::Approx(90));
 }
 
-TEST_CASE("incremental max-min equals the reference allocation on random instances") {
-  std::mt19937_64 rng(2026);
+namespace {
+
+// 200 random static instances (seed `seed`): the incremental solver's rates equal the reference
+// solver's and satisfy the max-min invariants. With `spread`, half the flows carry a fraction
+// of their bytes on each link (a flow split over several paths).
+void check_random_instances(std::uint64_t seed, bool spread) {
+  std::mt19937_64 rng(seed);
   for (int instance = 0; instance < 200; ++instance) {
     const std::size_t links = 5 + rng() % 26;
     const std::size_t flows = 5 + rng() % 46;
@@ -75,20 +80,32 @@ TEST_CASE("incremental max-min equals the reference allocation on random instanc
     for (auto& c : capacity) c = 1e9 * (1 + static_cast<double>(rng() % 100));
     std::vector<std::vector<LinkId>> routes(flows);
     std::vector<std::vector<std::uint32_t>> ref_routes(flows);
+    std::vector<std::vector<double>> fractions(flows);
     for (std::size_t f = 0; f < flows; ++f) {
       std::vector<LinkId> all(links);
       for (std::size_t l = 0; l < links; ++l) all[l] = static_cast<LinkId>(l);
       std::shuffle(all.begin(), all.end(), rng);
       routes[f].assign(all.begin(), all.begin() + static_cast<long>(1 + rng() % 5));
       ref_routes[f].assign(routes[f].begin(), routes[f].end());
+      if (spread && rng() % 2 == 0) {
+        for (std::size_t h = 0; h < routes[f].size(); ++h) fractions[f].push_back(1.0 / (1 + rng() % 64));
+      }
     }
-    const auto ours = rates_after_adding(capacity, routes);
-    const auto reference = fathom::test::maxmin_rates(capacity, ref_routes);
+    const auto ours = spread ? rates_after_adding(capacity, routes, fractions) : rates_after_adding(capacity, routes);
+    const auto reference = spread ? fathom::test::maxmin_rates(capacity, ref_routes, fractions)
+                                  : fathom::test::maxmin_rates(capacity, ref_routes);
     for (std::size_t f = 0; f < flows; ++f) REQUIRE(ours[f] == doctest::Approx(reference[f]).epsilon(1e-9));
-    const auto check = fathom::test::check_maxmin_invariants(capacity, ref_routes, ours, 1e-9);
+    const auto check = spread ? fathom::test::check_maxmin_invariants(capacity, ref_routes, ours, 1e-9, fractions)
+                              : fathom::test::check_maxmin_invariants(capacity, ref_routes, ours, 1e-9);
     CAPTURE(check.why);
     REQUIRE(check.ok);
   }
+}
+
+}  // namespace
+
+TEST_CASE("incremental max-min equals the reference allocation on random instances") {
+  check_random_instances(2026, false);
 }
 
 TEST_CASE("flow finish times equal the reference solver's on random dynamic instances") {
@@ -188,32 +205,7 @@ TEST_CASE("flows spread over several paths: fractions of a flow on its links, ag
   CHECK_THROWS_AS(bad.add_flow(route, std::vector<double>{0.0}, 1.0, SimTime::zero()), std::invalid_argument);
   CHECK_THROWS_AS(bad.add_flow(route, std::vector<double>{0.5, 0.5}, 1.0, SimTime::zero()), std::invalid_argument);
 
-  std::mt19937_64 rng(11);
-  for (int instance = 0; instance < 200; ++instance) {
-    const std::size_t links = 5 + rng() % 26;
-    const std::size_t flows = 5 + rng() % 46;
-    std::vector<double> capacity(links);
-    for (auto& c : capacity) c = 1e9 * (1 + static_cast<double>(rng() % 100));
-    std::vector<std::vector<LinkId>> routes(flows);
-    std::vector<std::vector<std::uint32_t>> ref_routes(flows);
-    std::vector<std::vector<double>> fractions(flows);
-    for (std::size_t f = 0; f < flows; ++f) {
-      std::vector<LinkId> all(links);
-      for (std::size_t l = 0; l < links; ++l) all[l] = static_cast<LinkId>(l);
-      std::shuffle(all.begin(), all.end(), rng);
-      routes[f].assign(all.begin(), all.begin() + static_cast<long>(1 + rng() % 5));
-      ref_routes[f].assign(routes[f].begin(), routes[f].end());
-      if (rng() % 2 == 0) {
-        for (std::size_t h = 0; h < routes[f].size(); ++h) fractions[f].push_back(1.0 / (1 + rng() % 64));
-      }
-    }
-    const auto ours = rates_after_adding(capacity, routes, fractions);
-    const auto reference = fathom::test::maxmin_rates(capacity, ref_routes, fractions);
-    for (std::size_t f = 0; f < flows; ++f) REQUIRE(ours[f] == doctest::Approx(reference[f]).epsilon(1e-9));
-    const auto check = fathom::test::check_maxmin_invariants(capacity, ref_routes, ours, 1e-9, fractions);
-    CAPTURE(check.why);
-    REQUIRE(check.ok);
-  }
+  check_random_instances(11, true);
 }
 
 TEST_CASE("spread flows' finish times and link bytes equal the reference solver's on random dynamic instances") {
