@@ -96,6 +96,32 @@ void read_gemm_curve(const ValueReader& value, hw::DefaultEfficiencies& e) {
   e.gemm_curve_precision = precision == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16;
 }
 
+constexpr std::string_view kGemmTilesExpected =
+    "none, or a mapping of precision (bf16 or fp8), gemm_max, launch, wave_overhead, stream_k_efficiency and "
+    "unaligned_efficiency";
+
+// `gemm_tiles`: `none` (GEMMs of known shape use the curve too), or the tile model's fitted
+// parameters (models/compute/gemm_tiles.hpp), every key required. Replaces the whole model.
+void read_gemm_tiles(const ValueReader& value, hw::DefaultEfficiencies& e) {
+  if (value.is_scalar() && value.node().Scalar() == "none") {
+    e.gemm_tiles = {};
+    return;
+  }
+  if (!value.is_map()) value.fail(std::string(kGemmTilesExpected));
+  MapReader map = value.map();
+  hw::GemmTiles t;
+  t.present = true;
+  t.precision = map.one_of("precision", {"bf16", "fp8"}) == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16;
+  FieldReader fields(map, true);
+  fields.efficiency("gemm_max", t.gemm_max);
+  fields.seconds("launch", t.launch_s);
+  fields.seconds("wave_overhead", t.wave_overhead_s);
+  fields.efficiency("stream_k_efficiency", t.stream_k_efficiency);
+  fields.efficiency("unaligned_efficiency", t.unaligned_efficiency);
+  map.finish();
+  e.gemm_tiles = t;
+}
+
 double& peak(hw::AcceleratorSpec& a, hw::Precision p) { return a.peak_flops[static_cast<std::size_t>(p)]; }
 
 hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool all) {
@@ -119,6 +145,10 @@ hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool
       all ? std::optional<ValueReader>(map_of_efficiencies.value("gemm_curve", kGemmCurveExpected))
           : map_of_efficiencies.find("gemm_curve");
   if (curve) read_gemm_curve(*curve, e);
+  const std::optional<ValueReader> tiles =
+      all ? std::optional<ValueReader>(map_of_efficiencies.value("gemm_tiles", kGemmTilesExpected))
+          : map_of_efficiencies.find("gemm_tiles");
+  if (tiles) read_gemm_tiles(*tiles, e);
   eff.efficiency("attention", e.attention);
   eff.efficiency("hbm", e.hbm);
   eff.efficiency("nvlink", e.nvlink);

@@ -43,13 +43,13 @@ const hw::AcceleratorSpec& catalog_accelerator(const ValueReader& value);
 inline constexpr std::string_view kAcceleratorKeys[] = {"peak_fp32",     "peak_tf32",       "peak_bf16",     "peak_fp8",
                                                         "hbm",           "runtime_reserve", "hbm_bandwidth", "tdp",
                                                         "compute_units", "efficiency"};
-inline constexpr std::string_view kEfficiencyKeys[] = {"gemm_max", "kernel_overhead", "gemm_curve", "attention",
-                                                       "hbm",      "nvlink",          "nic"};
+inline constexpr std::string_view kEfficiencyKeys[] = {
+    "gemm_max", "kernel_overhead", "gemm_curve", "gemm_tiles", "attention", "hbm", "nvlink", "nic"};
 
 // Reads the accelerator keys present in `map` over `base`; keys absent keep base's value. The
 // `efficiency` mapping is read the same way and finished (an unknown key in it is an error);
-// an efficiency of 0 is rejected. `gemm_curve`, when given, replaces the whole curve
-// (`none` removes it). Does not call map.finish(): the caller reads its own extra
+// an efficiency of 0 is rejected. `gemm_curve` and `gemm_tiles`, when given, replace the whole
+// curve or tile model (`none` removes it). Does not call map.finish(): the caller reads its own extra
 // keys (`base`) first. `name`, `source` and `efficiency_source` are base's.
 hw::AcceleratorSpec read_accelerator_fields(MapReader& map, hw::AcceleratorSpec base);
 

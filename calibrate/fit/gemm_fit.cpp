@@ -12,17 +12,6 @@ namespace fathom::calib {
 
 namespace {
 
-struct Tiling {
-  std::int64_t tm, tn;
-  GemmKernel kernel;
-};
-constexpr std::array<Tiling, 3> kTilings = {Tiling{128, 128, GemmKernel::tile_128x128},
-                                            Tiling{128, 256, GemmKernel::tile_128x256},
-                                            Tiling{256, 128, GemmKernel::tile_256x128}};
-constexpr std::int64_t kStreamKTile = 128;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // The bounds of the fitted parameters and the multi-start grid of their start values. The grid
 // spans the plausible range of each: a small, fixed grid keeps the fit deterministic and fast
 // (a 9-point sweep fits 72 times in milliseconds).
@@ -74,68 +63,6 @@ GemmElementBytes gemm_element_bytes(std::string_view dtype) {
   throw std::invalid_argument("GEMM model: unknown data type \"" + std::string(dtype) + "\"");
 }
 
-std::int64_t gemm_vector_elements(double input_bytes) {
-  const auto bits = static_cast<std::int64_t>(std::llround(input_bytes * 8));
-  if (bits <= 0) throw std::invalid_argument("GEMM model: element size must be positive");
-  return 128 / std::gcd(bits, std::int64_t{128});
-}
-
-bool gemm_aligned(std::int64_t m, std::int64_t n, std::int64_t k, double input_bytes) {
-  const std::int64_t v = gemm_vector_elements(input_bytes);
-  return m % v == 0 && n % v == 0 && k % v == 0;
-}
-
-std::string_view gemm_kernel_name(GemmKernel kernel) {
-  switch (kernel) {
-    case GemmKernel::tile_128x128:
-      return "128x128";
-    case GemmKernel::tile_128x256:
-      return "128x256";
-    case GemmKernel::tile_256x128:
-      return "256x128";
-    case GemmKernel::stream_k:
-      return "stream-K";
-  }
-  return "?";
-}
-
-GemmEstimate GemmModel::estimate(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
-  const double b = static_cast<double>(std::max<std::int64_t>(batch, 1));
-  const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
-  const double bytes = b * (input_bytes * (md * kd + kd * nd) + output_bytes * md * nd);
-  const double memory_s = bytes / (hbm_bytes_per_s * hbm_fraction);
-  const bool aligned = gemm_aligned(m, n, k, input_bytes);
-  const double flops_per_s = peak_flops * gemm_max * (aligned ? 1.0 : unaligned_efficiency);
-
-  GemmEstimate best;
-  best.seconds = std::numeric_limits<double>::infinity();
-  const auto consider = [&](double compute_s, GemmKernel kernel) {
-    const double t = std::max(compute_s, memory_s);
-    if (t < best.seconds) best = {t, kernel, memory_s >= compute_s, aligned};
-  };
-  for (const Tiling& t : kTilings) {
-    const double tiles = b * static_cast<double>(ceil_div(m, t.tm) * ceil_div(n, t.tn));
-    const double waves = std::ceil(tiles / sms);
-    consider(waves * sms * static_cast<double>(t.tm * t.tn) * kd * 2 / flops_per_s + waves * wave_overhead_s, t.kernel);
-  }
-  const double tiles = b * static_cast<double>(ceil_div(m, kStreamKTile) * ceil_div(n, kStreamKTile));
-  consider(tiles * static_cast<double>(kStreamKTile * kStreamKTile) * kd * 2 / (flops_per_s * stream_k_efficiency) +
-               2 * wave_overhead_s,
-           GemmKernel::stream_k);
-  best.seconds += launch_s;
-  return best;
-}
-
-double GemmModel::seconds(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
-  return estimate(m, n, k, batch).seconds;
-}
-
-double GemmModel::tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) const {
-  const double b = static_cast<double>(std::max<std::int64_t>(batch, 1));
-  return 2 * b * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / seconds(m, n, k, batch) /
-         1e12;
-}
-
 GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& dtype, const AcceleratorFacts& facts,
                        const FitOptions& options, const std::string& file) {
   if (facts.sms <= 0) throw std::invalid_argument(where(file, dtype) + ": the SM count must be positive");
@@ -166,7 +93,11 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
   }
   // unaligned_efficiency is free only when some shape depends on it.
   const bool fit_unaligned = out.unaligned_points > 0;
-  const std::size_t free_parameters = specs().size() - (fit_unaligned ? 0 : 1);
+  const bool fit_hbm = !(facts.hbm_fraction > 0);
+  if (!fit_hbm && !(facts.hbm_fraction <= 1)) {
+    throw std::invalid_argument(where(file, dtype) + ": the STREAM fraction must be at most 1");
+  }
+  const std::size_t free_parameters = specs().size() - (fit_unaligned ? 0 : 1) - (fit_hbm ? 0 : 1);
   if (out.points.size() < free_parameters) {
     throw std::invalid_argument(where(file, dtype) + ": " + std::to_string(out.points.size()) +
                                 " points cannot determine the model's " + std::to_string(free_parameters) +
@@ -189,8 +120,10 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
   std::vector<std::vector<double>> starts = {{}};
   for (const ParameterSpec& spec : s) {
     std::vector<std::vector<double>> next;
+    const bool fixed_hbm = !fit_hbm && std::string_view(spec.name) == "hbm_fraction";
+    const std::vector<double> values = fixed_hbm ? std::vector<double>{facts.hbm_fraction} : spec.starts;
     for (const auto& prefix : starts) {
-      for (double v : spec.starts) {
+      for (double v : values) {
         next.push_back(prefix);
         next.back().push_back(v);
       }
@@ -214,6 +147,7 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
         fp.value = 1;
         fp.fixed = true;
       }
+      if (fp.name == "hbm_fraction" && !fit_hbm) fp.fixed = true;
       params.push_back(std::move(fp));
     }
     FitResult r = fit_least_squares(model, measured, std::move(params), options);
@@ -238,6 +172,7 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
     for (const std::string& n : out.not_identified) names += (names.empty() ? "" : ", ") + n;
     out.fit.message += "; not identified by these shapes (NaN uncertainty, value is a start value): " + names;
   }
+  if (!fit_hbm) out.fit.message += "; hbm_fraction fixed at the STREAM fraction " + std::to_string(facts.hbm_fraction);
   if (fit_unaligned) {
     out.fit.message += "; unaligned_efficiency from " + std::to_string(out.unaligned_points) + " shape" +
                        (out.unaligned_points == 1 ? "" : "s") + " off the 16-byte vector";
@@ -246,6 +181,13 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
     out.fit.message += "; every shape is aligned to the 16-byte vector: unaligned_efficiency kept at 1";
   }
   return out;
+}
+
+bool tile_model_usable(const GemmFit& fit) {
+  for (const std::string& name : fit.not_identified) {
+    if (name == "gemm_max") return false;
+  }
+  return fit.fit.max_abs_rel_error <= kTileModelMaxError;
 }
 
 std::vector<GemmFit> fit_gemm(const GemmSweep& sweep, const AcceleratorFacts& facts, const FitOptions& options) {

@@ -134,6 +134,19 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
            "                 # fitted model's (fits.gemm)\n";
       y << "      precision: " << precision << "\n      points:\n";
       for (const auto& p : curve) y << "        - [" << std::llround(p.flops) << ", " << num(p.fraction) << "]\n";
+      if (tile_model_usable(*gemm)) {
+        const compute::GemmModel& m = gemm->model;
+        y << "    gemm_tiles:  # the fitted tile model (fits.gemm): GEMMs of known shape\n";
+        y << "      precision: " << precision << "\n";
+        y << "      gemm_max: " << num(m.gemm_max) << "\n";
+        y << "      launch: " << ns(m.launch_s * 1e9) << "\n";
+        y << "      wave_overhead: " << ns(m.wave_overhead_s * 1e9) << "\n";
+        y << "      stream_k_efficiency: " << num(m.stream_k_efficiency) << "\n";
+        y << "      unaligned_efficiency: " << num(m.unaligned_efficiency) << "\n";
+      } else {
+        y << "    gemm_tiles: none  # the tile fit does not describe this sweep (fits.gemm): the curve times every "
+             "GEMM\n";
+      }
     }
   }
   if (c.collectives) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "models/compute/gemm_tiles.hpp"
+
 namespace fathom::compute {
 
 namespace {
@@ -52,6 +54,9 @@ double gemm_efficiency(const hw::AcceleratorSpec& a, hw::Precision precision, do
 
 double kernel_seconds(const hw::AcceleratorSpec& a, hw::Precision run_precision, const Kernel& k) {
   const hw::Precision precision = k.keeps_bf16 ? hw::Precision::kBf16 : run_precision;
+  if (k.kind == KernelKind::kGemm && k.shape.known() && a.efficiency.gemm_tiles.present) {
+    return gemm_model(a, precision).seconds(k.shape.m, k.shape.n, k.shape.k, k.shape.batch);
+  }
   const hw::DefaultEfficiencies& e = a.efficiency;
   double peak = 0;
   double fraction = 0;

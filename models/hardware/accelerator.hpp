@@ -27,12 +27,27 @@ struct GemmPoint {
 // Achievable fractions of the peaks. A compute kernel's time is a roofline
 // (models/compute/roofline.hpp): the larger of its FLOPs at the achievable compute rate and
 // its bytes at hbm * hbm_bandwidth.
-// - GEMMs with a gemm_curve: the achievable fraction depends on the GEMM's size, interpolated
+// - GEMMs of known shape (m, n, k, batch) with gemm_tiles: the tile model
+//   (compute::gemm_model), which also knows narrow and unaligned shapes.
+// - Other GEMMs with a gemm_curve: the achievable fraction depends on the GEMM's size, interpolated
 //   in a measured sweep (compute::gemm_efficiency); the curve's times include every fixed
 //   cost, so nothing is added.
 // - Other kernels (attention, memory-bound), and GEMMs without a curve: the fraction is
 //   attention or gemm_max, and kernel_overhead_s is added, so that a GEMM of F FLOPs reaches
 //   gemm_max * F / (F + gemm_max * peak * kernel_overhead_s) of the peak.
+// The tile model of GEMMs of known shape (models/compute/gemm_tiles.hpp), fitted by `fathom
+// calibrate` to a sweep with non-square shapes; absent (present = false) where no such fit exists.
+// A GEMM's traffic streams at the entry's `hbm` fraction (what STREAM measures).
+struct GemmTiles {
+  bool present = false;
+  Precision precision = Precision::kBf16;  // the sweep's data type: the fit's own peak
+  double gemm_max = 0.8;                   // a full wave of tiles, fraction of that peak
+  double launch_s = 0;                     // per GEMM
+  double wave_overhead_s = 0;              // per wave of tiles
+  double stream_k_efficiency = 1;          // stream-K's rate relative to a full wave's
+  double unaligned_efficiency = 1;         // compute rate of a shape off the 16-byte vector
+};
+
 struct DefaultEfficiencies {
   double gemm_max = 0.8;            // large GEMMs, fraction of the BF16 dense peak
   double kernel_overhead_s = 5e-6;  // fixed cost per non-GEMM kernel, and per GEMM without a curve
@@ -40,6 +55,8 @@ struct DefaultEfficiencies {
   // of gemm_curve_precision's dense peak; other precisions scale the curve's shape to gemm_max.
   std::vector<GemmPoint> gemm_curve;
   Precision gemm_curve_precision = Precision::kBf16;
+  // GEMMs whose shape is known use the tile model instead of the curve where the entry has one.
+  GemmTiles gemm_tiles;
   double attention = 0.6;  // fused (FlashAttention-style) attention, fraction of peak
   double hbm = 0.85;       // streaming kernels, fraction of HBM bandwidth
   double nvlink = 0.82;    // collectives over NVLink, fraction of line rate

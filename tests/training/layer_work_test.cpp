@@ -98,3 +98,48 @@ TEST_CASE("FP8: linear GEMMs run at the FP8 peak; attention core, router and log
     CHECK(rate.at(kept) == doctest::Approx(0.8 * 989e12));
   }
 }
+
+TEST_CASE("every GEMM carries its shape; its backward is the input and weight gradients' shapes") {
+  // Forward C = A B (m x n, inner k): the input gradient dA = dC B^T is m x k with inner n and
+  // the weight gradient dB = A^T dC is k x n with inner m, each as many FLOPs as the forward.
+  const TrainingSpec s = llama_like(hw::Precision::kBf16);
+  const LayerWork w = transformer_layer_work(s);
+  std::map<std::string, compute::GemmShape> forward;
+  for (const auto& k : w.forward.kernels) {
+    if (k.kind != compute::KernelKind::kGemm) continue;
+    REQUIRE(k.shape.known());
+    CHECK(k.flops == doctest::Approx(2.0 * k.shape.m * k.shape.n * k.shape.k * k.shape.batch));
+    forward[std::string(k.name)] = k.shape;
+  }
+  // Per TP rank of 4: 4096 tokens; QKV from 4096 to 8 query heads and 2 KV heads of 128 each.
+  CHECK(forward.at("qkv").m == 4096);
+  CHECK(forward.at("qkv").k == 4096);
+  CHECK(forward.at("qkv").n == 1024 + 2 * 256);
+  // Attention scores per (micro-batch, local head): 8 heads of s x 128 by 128 x s.
+  CHECK(forward.at("attention_scores").batch == 8);
+  CHECK(forward.at("attention_scores").m == 4096);
+  CHECK(forward.at("attention_scores").n == 4096);
+  CHECK(forward.at("attention_scores").k == 128);
+  CHECK(forward.at("attention_values").n == 128);
+  CHECK(forward.at("attention_values").k == 4096);
+  // The experts (8 over EP 1) as one grouped GEMM: 8 GEMMs over 4096 * 2 / 8 routed tokens each.
+  CHECK(forward.at("mlp_up").batch == 8);
+  CHECK(forward.at("mlp_up").m == 1024);
+  CHECK(forward.at("mlp_up").n == 2 * 14336 / 4);
+  std::map<std::string, int> seen;
+  for (const auto& k : w.backward.kernels) {
+    if (k.kind != compute::KernelKind::kGemm) continue;
+    const std::string name(k.name);
+    REQUIRE(forward.count(name) == 1);
+    const compute::GemmShape f = forward.at(name);
+    const int i = seen[name]++;
+    const compute::GemmShape expected = i == 0 ? compute::GemmShape{f.m, f.k, f.n, f.batch}   // input gradient
+                                               : compute::GemmShape{f.k, f.n, f.m, f.batch};  // weight gradient
+    CHECK_MESSAGE(k.shape.m == expected.m, name);
+    CHECK_MESSAGE(k.shape.n == expected.n, name);
+    CHECK_MESSAGE(k.shape.k == expected.k, name);
+    CHECK_MESSAGE(k.shape.batch == expected.batch, name);
+  }
+  for (const auto& [name, count] : seen) CHECK_MESSAGE(count == 2, name);
+  CHECK(seen.size() == forward.size());  // every forward GEMM, the router's included
+}

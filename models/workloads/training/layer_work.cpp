@@ -1,6 +1,8 @@
 #include "models/workloads/training/layer_work.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 
 namespace fathom::train {
@@ -48,16 +50,37 @@ Shape shape_of(const TrainingSpec& spec) {
   return s;
 }
 
-// A GEMM of (rows x inner) by (inner x cols): 2 rows inner cols FLOPs; reads both operands
-// and writes the result.
+// A whole number of rows or columns (TP-split widths are whole in every real layout; a
+// vocabulary split unevenly is padded up, as Megatron-LM pads it).
+std::int64_t dim(double x) { return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(x - 1e-9))); }
+
+// `batch` GEMMs of (rows x inner) by (inner x cols): 2 batch rows inner cols FLOPs; `bytes` read
+// and written (by default both operands and the result of each).
+Kernel batched_gemm(std::string_view name, double batch, double rows, double inner, double cols, double bytes = -1) {
+  if (bytes < 0) bytes = batch * kAct * (rows * inner + inner * cols + rows * cols);
+  return {name,
+          KernelKind::kGemm,
+          2 * batch * rows * inner * cols,
+          bytes,
+          false,
+          compute::GemmShape{dim(rows), dim(cols), dim(inner), dim(batch)}};
+}
 Kernel gemm(std::string_view name, double rows, double inner, double cols) {
-  return {name, KernelKind::kGemm, 2 * rows * inner * cols, kAct * (rows * inner + inner * cols + rows * cols)};
+  return batched_gemm(name, 1, rows, inner, cols);
 }
 
-// The backward of a GEMM: the input gradient and the weight gradient, each as many FLOPs as the forward.
+// The backward of a GEMM C = A B (m x n from m x k by k x n): the input gradient dA = dC B^T
+// (m x k, inner n) and the weight gradient dB = A^T dC (k x n, inner m), each as many FLOPs as
+// the forward but with its own shape.
 void gemm_backward(std::vector<Kernel>& out, const Kernel& forward) {
-  out.push_back(forward);
-  out.push_back(forward);
+  const compute::GemmShape f = forward.shape;
+  const auto m = static_cast<double>(f.m), n = static_cast<double>(f.n), k = static_cast<double>(f.k);
+  const auto b = static_cast<double>(f.batch);
+  Kernel input_grad = batched_gemm(forward.name, b, m, n, k);
+  Kernel weight_grad = batched_gemm(forward.name, b, k, m, n);
+  input_grad.keeps_bf16 = weight_grad.keeps_bf16 = forward.keeps_bf16;
+  out.push_back(input_grad);
+  out.push_back(weight_grad);
 }
 
 // A GEMM that Transformer Engine leaves in BF16 when the linear layers run in FP8.
@@ -109,14 +132,22 @@ void attention_core(const TrainingSpec& spec, const Shape& s, std::vector<Kernel
     return;
   }
   const double scores = s.b * s.heads * s.seq * s.full_seq;  // elements of the score matrix
-  const Kernel qk = bf16(
-      {"attention_scores", KernelKind::kGemm, full_flops / 2, kAct * (s.b * s.seq * (s.q_cols + s.kv_cols) + scores)});
-  const Kernel av = bf16(
-      {"attention_values", KernelKind::kGemm, full_flops / 2, kAct * (scores + s.b * s.seq * (s.kv_cols + s.q_cols))});
+  // Per (micro-batch, local head): scores = Q K^T (seq x head_dim by head_dim x full_seq),
+  // values = P V (seq x full_seq by full_seq x head_dim).
+  const double batch = s.b * s.heads;
+  const Kernel qk = bf16(batched_gemm("attention_scores", batch, s.seq, head_dim, s.full_seq,
+                                      kAct * (s.b * s.seq * (s.q_cols + s.kv_cols) + scores)));
+  const Kernel av = bf16(batched_gemm("attention_values", batch, s.seq, s.full_seq, head_dim,
+                                      kAct * (scores + s.b * s.seq * (s.kv_cols + s.q_cols))));
   fwd.push_back(qk);
   fwd.push_back(memory("scale_mask_softmax", scores * 2 * kAct));
   fwd.push_back(memory("attention_dropout", scores * (2 * kAct + 1)));
   fwd.push_back(av);
+  // The values come out per head, [b, heads, s, d]; Megatron-LM permutes them back to [s, b, h]
+  // with a copy (read and write), and its backward copies the gradient the other way.
+  const Kernel context_copy = memory("context_transpose", 2 * kAct * s.b * s.seq * s.q_cols);
+  fwd.push_back(context_copy);
+  bwd.push_back(context_copy);
   gemm_backward(bwd, av);
   bwd.push_back(memory("attention_dropout_backward", scores * (2 * kAct + 1)));
   bwd.push_back(memory("softmax_backward", scores * 3 * kAct));
@@ -168,9 +199,13 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
     if (spec.parallel.ep > 1) fwd.comms.push_back({CommGroup::kEp, coll::Op::kAllToAll, moe_bytes, false, {}});
   }
   const bool gated = m.mlp == MlpKind::kSwiGlu;
-  const Kernel up = gemm("mlp_up", s.expert_tokens, s.h, gated ? 2 * s.f : s.f);
+  // The experts a rank holds run as one grouped GEMM: a batch of equal GEMMs, one per local
+  // expert, over its share of the routed tokens (the balanced routing the model assumes).
+  const double local_experts = moe ? std::max(1.0, static_cast<double>(m.experts) / spec.parallel.ep) : 1.0;
+  const double expert_rows = s.expert_tokens / local_experts;
+  const Kernel up = batched_gemm("mlp_up", local_experts, expert_rows, s.h, gated ? 2 * s.f : s.f);
   const Kernel activation = memory(gated ? "swiglu" : "gelu", (gated ? 3 : 2) * kAct * s.expert_tokens * s.f);
-  const Kernel down = gemm("mlp_down", s.expert_tokens, s.f, s.h);
+  const Kernel down = batched_gemm("mlp_down", local_experts, expert_rows, s.f, s.h);
   fp8_cast(fwd.kernels, spec, s.expert_tokens * s.h);
   fwd.kernels.push_back(up);
   fwd.kernels.push_back(activation);
@@ -265,14 +300,21 @@ LayerWork output_layer_work(const TrainingSpec& spec) {
   tp_gather(w.forward, spec, act);
   const Kernel logits = bf16(gemm("logits", s.tokens, s.h, vocab));
   w.forward.kernels.push_back(logits);
-  // Vocabulary-parallel cross-entropy in FP32: read the logits, write FP32 probabilities;
-  // three tiny all-reduces of per-token maxima and sums (latency only).
-  w.forward.kernels.push_back(memory("cross_entropy", (kAct + 2 * 4) * s.tokens * vocab));
+  // Megatron-LM's vocabulary-parallel cross-entropy, pass by pass over the [tokens, vocab / t]
+  // logits (bytes per element): the logits cast to FP32 (read 2, write 4), the row maximum
+  // (read 4), the maximum subtracted (read 4, write 4), exp in place (4 + 4), the row sum (4),
+  // the division by it in place (4 + 4): 38. Three tiny all-reduces of per-token maxima and sums
+  // (latency only).
+  constexpr double kFp32 = 4;
+  w.forward.kernels.push_back(
+      memory("cross_entropy", ((kAct + kFp32) + kFp32 + 2 * kFp32 + 2 * kFp32 + kFp32 + 2 * kFp32) * s.tokens * vocab));
   if (spec.parallel.tp > 1) {
     for (int i = 0; i < 3; ++i)
       w.forward.comms.push_back({CommGroup::kTp, coll::Op::kAllReduce, 4 * s.tokens, false, {}});
   }
-  w.backward.kernels.push_back(memory("cross_entropy_backward", (4 + kAct) * s.tokens * vocab));
+  // Backward: the saved softmax scaled by the incoming gradient in place (read 4, write 4), and
+  // the cast back to the logits' precision (read 4, write 2).
+  w.backward.kernels.push_back(memory("cross_entropy_backward", (2 * kFp32 + kFp32 + kAct) * s.tokens * vocab));
   gemm_backward(w.backward.kernels, logits);
   tp_reduce(w.backward, spec, act);
   w.backward.kernels.push_back(memory("final_norm_backward", 4 * kAct * s.ew_tokens * s.h));
