@@ -97,8 +97,8 @@ void read_gemm_curve(const ValueReader& value, hw::DefaultEfficiencies& e) {
 }
 
 constexpr std::string_view kGemmTilesExpected =
-    "none, or a mapping of precision (bf16 or fp8), gemm_max, launch, wave_overhead, stream_k_efficiency and "
-    "unaligned_efficiency";
+    "none, or a mapping of precision (bf16 or fp8), gemm_max, launch, wave_overhead, hbm_fraction, "
+    "stream_k_efficiency and unaligned_efficiency";
 
 // `gemm_tiles`: `none` (GEMMs of known shape use the curve too), or the tile model's fitted
 // parameters (models/compute/gemm_tiles.hpp), every key required. Replaces the whole model.
@@ -116,6 +116,7 @@ void read_gemm_tiles(const ValueReader& value, hw::DefaultEfficiencies& e) {
   fields.efficiency("gemm_max", t.gemm_max);
   fields.seconds("launch", t.launch_s);
   fields.seconds("wave_overhead", t.wave_overhead_s);
+  fields.efficiency("hbm_fraction", t.hbm_fraction);
   fields.efficiency("stream_k_efficiency", t.stream_k_efficiency);
   fields.efficiency("unaligned_efficiency", t.unaligned_efficiency);
   map.finish();

@@ -93,11 +93,7 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
   }
   // unaligned_efficiency is free only when some shape depends on it.
   const bool fit_unaligned = out.unaligned_points > 0;
-  const bool fit_hbm = !(facts.hbm_fraction > 0);
-  if (!fit_hbm && !(facts.hbm_fraction <= 1)) {
-    throw std::invalid_argument(where(file, dtype) + ": the STREAM fraction must be at most 1");
-  }
-  const std::size_t free_parameters = specs().size() - (fit_unaligned ? 0 : 1) - (fit_hbm ? 0 : 1);
+  const std::size_t free_parameters = specs().size() - (fit_unaligned ? 0 : 1);
   if (out.points.size() < free_parameters) {
     throw std::invalid_argument(where(file, dtype) + ": " + std::to_string(out.points.size()) +
                                 " points cannot determine the model's " + std::to_string(free_parameters) +
@@ -120,10 +116,8 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
   std::vector<std::vector<double>> starts = {{}};
   for (const ParameterSpec& spec : s) {
     std::vector<std::vector<double>> next;
-    const bool fixed_hbm = !fit_hbm && std::string_view(spec.name) == "hbm_fraction";
-    const std::vector<double> values = fixed_hbm ? std::vector<double>{facts.hbm_fraction} : spec.starts;
     for (const auto& prefix : starts) {
-      for (double v : values) {
+      for (double v : spec.starts) {
         next.push_back(prefix);
         next.back().push_back(v);
       }
@@ -147,7 +141,6 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
         fp.value = 1;
         fp.fixed = true;
       }
-      if (fp.name == "hbm_fraction" && !fit_hbm) fp.fixed = true;
       params.push_back(std::move(fp));
     }
     FitResult r = fit_least_squares(model, measured, std::move(params), options);
@@ -172,7 +165,6 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
     for (const std::string& n : out.not_identified) names += (names.empty() ? "" : ", ") + n;
     out.fit.message += "; not identified by these shapes (NaN uncertainty, value is a start value): " + names;
   }
-  if (!fit_hbm) out.fit.message += "; hbm_fraction fixed at the STREAM fraction " + std::to_string(facts.hbm_fraction);
   if (fit_unaligned) {
     out.fit.message += "; unaligned_efficiency from " + std::to_string(out.unaligned_points) + " shape" +
                        (out.unaligned_points == 1 ? "" : "s") + " off the 16-byte vector";

@@ -4,8 +4,6 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <utility>
-#include <vector>
 
 #include "models/collectives/collective_timer.hpp"
 #include "models/collectives/nccl_tests.hpp"
@@ -124,8 +122,6 @@ void add_gemm(Calibration& c, const GemmSweep& sweep, bool whole_file_held, cons
   AcceleratorFacts facts;
   facts.sms = system.accelerator.compute_units;
   facts.hbm_bytes_per_s = system.accelerator.hbm_bytes_per_s;
-  // A GEMM's traffic streams at this system's STREAM fraction: measured here, else the catalog's.
-  facts.hbm_fraction = c.hbm ? c.hbm->fraction : system.accelerator.efficiency.hbm;
   for (auto& [dtype, points] : by_dtype) {
     const auto precision = precision_of(dtype);
     if (!precision || !(system.accelerator.peak(*precision) > 0)) {
@@ -173,7 +169,6 @@ Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vect
 
   Calibration c;
   std::vector<const NcclTestsLog*> nccl_fit, nccl_held;
-  std::vector<std::pair<const GemmSweep*, bool>> gemm_sweeps;  // and whether held out
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Measurement& m = all[i];
     const bool held = i >= fit_files.size();
@@ -181,7 +176,7 @@ Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vect
     if (const auto* log = std::get_if<NcclTestsLog>(&m)) {
       (held ? nccl_held : nccl_fit).push_back(log);
     } else if (const auto* sweep = std::get_if<GemmSweep>(&m)) {
-      gemm_sweeps.emplace_back(sweep, held);  // fitted below, once the STREAM fraction is known
+      add_gemm(c, *sweep, held, system, options);
     } else if (const auto* stream = std::get_if<StreamBandwidth>(&m)) {
       if (stream->memory == "cpu") {
         c.notes.push_back(stream->file + ": host memory bandwidth is reported, not fitted (fathom models HBM only)");
@@ -215,7 +210,6 @@ Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vect
       }
     }
   }
-  for (const auto& [sweep, held] : gemm_sweeps) add_gemm(c, *sweep, held, system, options);
   add_nccl(c, nccl_fit, nccl_held, system, options);
   // Training runs BF16 and FP8 GEMMs: a precision the accelerator has but no sweep measured
   // keeps the catalog's efficiency, and the profile says so.

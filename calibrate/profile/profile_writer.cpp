@@ -141,6 +141,7 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
         y << "      gemm_max: " << num(m.gemm_max) << "\n";
         y << "      launch: " << ns(m.launch_s * 1e9) << "\n";
         y << "      wave_overhead: " << ns(m.wave_overhead_s * 1e9) << "\n";
+        y << "      hbm_fraction: " << num(m.hbm_fraction) << "\n";
         y << "      stream_k_efficiency: " << num(m.stream_k_efficiency) << "\n";
         y << "      unaligned_efficiency: " << num(m.unaligned_efficiency) << "\n";
       } else {

@@ -115,7 +115,7 @@ GemmModel gemm_model(const hw::AcceleratorSpec& a, hw::Precision precision) {
   g.gemm_max = t.gemm_max;
   g.launch_s = t.launch_s;
   g.wave_overhead_s = t.wave_overhead_s;
-  g.hbm_fraction = a.efficiency.hbm;
+  g.hbm_fraction = t.hbm_fraction;
   g.stream_k_efficiency = t.stream_k_efficiency;
   g.unaligned_efficiency = t.unaligned_efficiency;
   g.sms = a.compute_units;

@@ -13,7 +13,7 @@
 //     compute = tiles 128 128 k 2 / (P gemm_max stream_k_efficiency) + 2 wave_overhead_s (the
 //     split work's fix-up pass);
 //   - each candidate takes max(compute, bytes / (B hbm_fraction)) (a roofline whose memory side
-//     is what a GEMM's own access pattern streams, not what a copy kernel streams);
+//     is what a GEMM's own access pattern streams, fitted: below what a copy kernel streams);
 //   - a shape with m, n or k off the 16-byte vector (8 fp16 or 16 fp8 elements) cannot use
 //     16-byte operand loads; its kernels' compute runs at unaligned_efficiency of the aligned rate
 //     (NVIDIA's matrix-multiplication performance guide: dimensions should be multiples of 16
@@ -69,9 +69,9 @@ struct GemmModel {
 };
 
 // The model of `accelerator`'s GEMMs at `precision` from its profile's gemm_tiles (which must be
-// set), the traffic streaming at its `hbm` fraction. At the tiles' own precision the fitted gemm_max is used as it is.
+// set). At the tiles' own precision the fitted gemm_max is used as it is.
 // At another precision (BF16 GEMMs on a part whose only sweep is FP8; TF32, FP32) the tile costs, the traffic fraction
-// and the stream-K and alignment factors are assumed to carry over and the full-wave rate is
+// the traffic fraction and the stream-K and alignment factors are assumed to carry over and the full-wave rate is
 // scaled so that a large square GEMM (16384^3) reaches the profile's gemm_max of that peak, the
 // same rule the square curve follows. A precision without a peak runs at BF16 (FP8 on A100).
 // Operands are 1 byte at FP8, 2 at BF16, 4 at TF32 and FP32; outputs 2, 2, 4, 4.

@@ -37,13 +37,13 @@ struct GemmPoint {
 //   gemm_max * F / (F + gemm_max * peak * kernel_overhead_s) of the peak.
 // The tile model of GEMMs of known shape (models/compute/gemm_tiles.hpp), fitted by `fathom
 // calibrate` to a sweep with non-square shapes; absent (present = false) where no such fit exists.
-// A GEMM's traffic streams at the entry's `hbm` fraction (what STREAM measures).
 struct GemmTiles {
   bool present = false;
   Precision precision = Precision::kBf16;  // the sweep's data type: the fit's own peak
   double gemm_max = 0.8;                   // a full wave of tiles, fraction of that peak
   double launch_s = 0;                     // per GEMM
   double wave_overhead_s = 0;              // per wave of tiles
+  double hbm_fraction = 0.9;               // of the HBM bandwidth a GEMM's traffic reaches
   double stream_k_efficiency = 1;          // stream-K's rate relative to a full wave's
   double unaligned_efficiency = 1;         // compute rate of a shape off the 16-byte vector
 };

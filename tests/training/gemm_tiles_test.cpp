@@ -1,6 +1,6 @@
 // The tile model as the step model uses it (models/compute/gemm_tiles.hpp): a shaped GEMM on an
-// accelerator with gemm_tiles takes the tile model's time, its traffic at the entry's STREAM
-// fraction; at another precision the full-wave rate is scaled to gemm_max; a GEMM without a
+// accelerator with gemm_tiles takes the tile model's time, its traffic at the fitted
+// hbm_fraction; at another precision the full-wave rate is scaled to gemm_max; a GEMM without a
 // shape, or an accelerator without tiles, keeps the square curve. Hand-made accelerator with
 // round numbers, so that each expected value is a hand computation.
 #include "models/compute/gemm_tiles.hpp"
@@ -23,7 +23,8 @@ using fathom::hw::Precision;
 
 namespace {
 
-// 100 SMs, 100 TFLOP/s BF16, 200 FP8, 2 TB/s at 0.5; tiles fitted in BF16 at 0.8, no fixed costs.
+// 100 SMs, 100 TFLOP/s BF16, 200 FP8, 2 TB/s; tiles fitted in BF16 at 0.8 with the traffic at 0.5,
+// no fixed costs.
 AcceleratorSpec tiled() {
   AcceleratorSpec a;
   a.name = "tiled-gpu";
@@ -31,11 +32,12 @@ AcceleratorSpec tiled() {
   a.hbm_bytes_per_s = 2e12;
   a.compute_units = 100;
   a.efficiency.gemm_max = 0.7;
-  a.efficiency.hbm = 0.5;
+  a.efficiency.hbm = 0.9;  // streaming kernels; not what a GEMM's traffic reaches
   a.efficiency.gemm_curve = {{1e9, 0.5}, {1e12, 0.5}};
   a.efficiency.gemm_tiles.present = true;
   a.efficiency.gemm_tiles.precision = Precision::kBf16;
   a.efficiency.gemm_tiles.gemm_max = 0.8;
+  a.efficiency.gemm_tiles.hbm_fraction = 0.5;
   return a;
 }
 
@@ -58,7 +60,7 @@ TEST_CASE("a full wave of tiles runs at the tiles' gemm_max; a partial wave cost
   CHECK(kernel_seconds(a, Precision::kBf16, shaped(1408, 2560, 1024)) == doctest::Approx(1.1 * full).epsilon(1e-12));
 }
 
-TEST_CASE("a narrow GEMM is bound by its traffic at the STREAM fraction, far below its FLOPs' rate") {
+TEST_CASE("a narrow GEMM is bound by its traffic at the fitted fraction, far below its FLOPs' rate") {
   const AcceleratorSpec a = tiled();
   // 1,048,576 x 64 x 64: 2 * 2^20 * 64 * 64 = 8.6 GFLOP, but it reads 2^20 x 64 and writes
   // 2^20 x 64 elements of 2 bytes: 268,435,456 + 8,192 bytes at 2e12 * 0.5 = 268.4 us.
