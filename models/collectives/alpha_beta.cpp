@@ -63,6 +63,17 @@ double pipeline(const std::vector<Stage>& stages, int slices) {
   return best;
 }
 
+// The links a flow from src to dst loads and the part of its bytes on each: its one route (hash
+// 0, the closed forms' idle-fabric picture), or under adaptive routing its spread over every
+// shortest route (topo::Router::spread), as the simulated DAG routes it (net::route_one).
+std::vector<topo::SpreadLink> flow_links(const topo::Topology& topology, topo::Router& router, VertexId src,
+                                         VertexId dst) {
+  if (topology.routing == topo::Routing::kAdaptive) return router.spread(src, dst);
+  std::vector<topo::SpreadLink> links;
+  for (topo::LinkId l : router.route(src, dst, 0)) links.push_back({l, 1.0});
+  return links;
+}
+
 struct Costs {
   const topo::Topology& topology;
   topo::Router& router;
@@ -120,23 +131,28 @@ struct Costs {
     if (channels.size() == 1) return ring(channels[0], steps, step_bytes);
     if (channels.empty() || channels[0].size() < 2 || steps <= 0) return 0;
     const double bytes = step_bytes / static_cast<double>(channels.size());
-    std::map<topo::LinkId, int> flows;
+    // Load of each link in flows (a spread flow counts the part of its bytes that crosses it).
+    std::map<topo::LinkId, double> flows;
     for (const auto& order : channels) {
       for (std::size_t i = 0; i < order.size(); ++i) {
-        for (topo::LinkId l : router.route(order[i], order[(i + 1) % order.size()], 0)) ++flows[l];
+        for (const auto& s : flow_links(topology, router, order[i], order[(i + 1) % order.size()])) {
+          flows[s.link] += s.fraction;
+        }
       }
     }
     double slowest = 0;
     for (const auto& order : channels) {
       for (std::size_t i = 0; i < order.size(); ++i) {
-        std::int64_t latency_ns = 0;
+        double latency_ns = 0;
         double share = std::numeric_limits<double>::infinity();
-        for (topo::LinkId l : router.route(order[i], order[(i + 1) % order.size()], 0)) {
-          latency_ns += topology.link(l).latency_ns;
-          share = std::min(share, topology.link(l).bytes_per_s / flows[l]);
+        // Equal flows at rate r put r x fraction on each of their links: r <= B_l / load_l.
+        for (const auto& s : flow_links(topology, router, order[i], order[(i + 1) % order.size()])) {
+          latency_ns += s.fraction * static_cast<double>(topology.link(s.link).latency_ns);
+          share = std::min(share, topology.link(s.link).bytes_per_s / flows[s.link]);
         }
         slowest =
-            std::max(slowest, static_cast<double>(spec.alpha_ns + extra_ns(bytes) + latency_ns) * 1e-9 + bytes / share);
+            std::max(slowest, (static_cast<double>(spec.alpha_ns + extra_ns(bytes)) + std::round(latency_ns)) * 1e-9 +
+                                  bytes / share);
       }
     }
     return steps * slowest;
@@ -304,6 +320,17 @@ double all_to_all(const topo::Topology& topology, topo::Router& router, const Co
 PathCost path_cost(const topo::Topology& topology, topo::Router& router, VertexId src, VertexId dst,
                    std::uint64_t flow_hash) {
   PathCost cost;
+  if (topology.routing == topo::Routing::kAdaptive) {
+    // Spread over every shortest route: a link that carries part f of the bytes limits the flow
+    // to B / f; the latency is the bytes' mean, rounded to the ns as the simulation rounds it.
+    double latency_ns = 0;
+    for (const auto& s : router.spread(src, dst)) {
+      latency_ns += s.fraction * static_cast<double>(topology.link(s.link).latency_ns);
+      cost.bytes_per_s = std::min(cost.bytes_per_s, topology.link(s.link).bytes_per_s / s.fraction);
+    }
+    cost.latency_ns = std::llround(latency_ns);
+    return cost;
+  }
   for (topo::LinkId l : router.route(src, dst, flow_hash)) {
     cost.latency_ns += topology.link(l).latency_ns;
     cost.bytes_per_s = std::min(cost.bytes_per_s, topology.link(l).bytes_per_s);

@@ -32,6 +32,9 @@ struct PathCost {
   double bytes_per_s = std::numeric_limits<double>::infinity();  // slowest link (infinite for an empty route)
 };
 
+// The route of a flow hashing to flow_hash; under adaptive routing the flow's spread over every
+// shortest route instead (the slowest link at the part of the bytes it carries, B / f; the
+// bytes' mean latency), as the simulated DAG routes it.
 PathCost path_cost(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
                    std::uint64_t flow_hash = 0);
 
