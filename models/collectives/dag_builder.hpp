@@ -1,4 +1,4 @@
-// The pieces the collective builders (algorithms.cpp, tree.cpp, nvls_tree.cpp) share: spec
+// The pieces the collective builders (ring.cpp, nvls.cpp, tree.cpp, nvls_tree.cpp, ...) share: spec
 // validation, a Builder that emits transfers in the order an algorithm serialises them, the
 // slices of a message by size and delay, and the links at the two ends of a transfer. Internal
 // to models/collectives: algorithms.hpp is the public face.
@@ -165,6 +165,17 @@ class Builder {
   // The last slice of each connection: by (src, dst), then connection.
   std::unordered_map<std::uint64_t, std::unordered_map<std::uint32_t, TransferIndex>> last_on_connection_;
 };
+
+// Phases several builders share (phases.cpp). `steps` ring steps over `order` (rank i sends to
+// rank i+1), each rank sending step_bytes per step in cut's slices; a pipelined chain
+// order[0] -> order[1] -> ... of `bytes`; the ranks rotated to start at `first`; a
+// point-to-point message's slices; and a ring phase sliced as `spec` slices its messages.
+void ring_phase(Builder& b, const std::vector<topo::VertexId>& order, int steps, double step_bytes, const Slicing& cut);
+void chain(Builder& b, const std::vector<topo::VertexId>& order, double bytes, const Slicing& cut);
+std::vector<topo::VertexId> rotated(const std::vector<topo::VertexId>& ranks, std::size_t first);
+Slicing slices(const CollectiveSpec& spec, double message_bytes);
+void ring(Builder& b, const CollectiveSpec& spec, const std::vector<topo::VertexId>& order, int steps,
+          double step_bytes);
 
 // The NVSwitch plane a GPU hangs off (its NVLink peer); throws if it has none.
 topo::VertexId plane_of(const topo::Topology& topology, topo::VertexId gpu);
