@@ -27,6 +27,7 @@
 #include "cli/commands.hpp"
 #include "cli/measured_system.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
 
@@ -351,7 +352,10 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--algo", options->algo, "force this algorithm on every nccl-tests file");
   cmd->add_option("--predict-nodes", options->predict_nodes, "node counts to predict busbw for (default: 2 4 8 16 64)")
       ->delimiter(',');
-  cmd->callback([options] { run_calibrate(*options); });
+  cmd->callback([options] {
+    const scenario::ScopedCatalogs catalogs(catalog_folders());
+    run_calibrate(*options);
+  });
 }
 
 }  // namespace fathom::cli

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace fathom::cli {
 
@@ -16,6 +18,15 @@ void add_nccl_tests_command(CLI::App& app);
 void add_validate_command(CLI::App& app);
 // `fathom calibrate INPUT... -o PROFILE`: fits a hardware profile to microbenchmarks.
 void add_calibrate_command(CLI::App& app);
+// `fathom catalog list|show NAME`: the accelerators, switches, nodes and models a scenario can
+// name, built-in and from user catalogs, with where each comes from.
+void add_catalog_command(CLI::App& app);
+
+// `--catalog DIR` (repeatable, accepted after any command): user catalog folders
+// (scenarios/user_catalogs.hpp) every command searches before the built-in catalog. Each
+// command's callback holds a scenario::ScopedCatalogs over catalog_folders() while it runs.
+void add_catalog_option(CLI::App& app);
+const std::vector<std::string>& catalog_folders();
 
 // Exit codes shared by every subcommand.
 constexpr int kExitOk = 0;

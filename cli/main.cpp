@@ -94,6 +94,13 @@ int main(int argc, char** argv) {
   fathom::cli::add_nccl_tests_command(app);
   fathom::cli::add_validate_command(app);
   fathom::cli::add_calibrate_command(app);
+  fathom::cli::add_catalog_command(app);
+  fathom::cli::add_catalog_option(app);
+  // --catalog after any command: a flag a subcommand does not know falls through to fathom's.
+  for (CLI::App* sub : app.get_subcommands({})) {
+    sub->fallthrough();
+    for (CLI::App* nested : sub->get_subcommands({})) nested->fallthrough();
+  }
   try {
     app.parse(argc, argv);
   } catch (const fathom::cli::ExitWith& e) {

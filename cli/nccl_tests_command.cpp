@@ -21,6 +21,7 @@
 #include "models/collectives/collective_timer.hpp"
 #include "models/collectives/nccl_tests.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
 
@@ -253,7 +254,10 @@ void add_nccl_tests_command(CLI::App& app) {
   cmd->add_flag("--closed-form", options->closed_form,
                 "time each size by its algorithm's closed form (docs/collectives.md), equal to the simulation on an "
                 "idle cluster and fast on large ones, instead of running its transfer DAG");
-  cmd->callback([options] { run_nccl_tests(*options); });
+  cmd->callback([options] {
+    const scenario::ScopedCatalogs catalogs(catalog_folders());
+    run_nccl_tests(*options);
+  });
 }
 
 }  // namespace fathom::cli

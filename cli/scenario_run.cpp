@@ -1,6 +1,7 @@
 #include "cli/scenario_run.hpp"
 
 #include <cstdio>
+#include <string>
 #include <utility>
 
 #include "topologies/cluster.hpp"
@@ -25,6 +26,15 @@ PreparedTraffic prepare_traffic(scenario::Scenario scenario) {
   topo::Router router(p.topology);
   p.routes = net::route_flows(p.topology, router, p.flows, p.scenario.seed);
   return p;
+}
+
+void print_user_catalog_entries(std::FILE* out, const scenario::Scenario& s) {
+  std::string line;
+  for (const auto& e : s.catalog_entries) {
+    if (e.file.rfind("<built-in>", 0) == 0) continue;
+    line += (line.empty() ? "" : ", ") + e.kind + " " + e.name + " from " + e.file;
+  }
+  if (!line.empty()) std::fprintf(out, "catalogs: %s\n", line.c_str());
 }
 
 void print_warnings(const topo::TopologySummary& summary) {

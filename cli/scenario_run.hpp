@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,5 +38,9 @@ PreparedTraffic prepare_traffic(scenario::Scenario scenario);
 // The cluster's warnings (docs/topology.md, "Warnings"), one `fathom: warning: ...` line each on
 // stderr.
 void print_warnings(const topo::TopologySummary& summary);
+
+// One `catalogs: ...` line naming each entry the scenario took from a user catalog and its file;
+// nothing when every entry is built in.
+void print_user_catalog_entries(std::FILE* out, const scenario::Scenario& s);
 
 }  // namespace fathom::cli

@@ -11,6 +11,7 @@
 #include "cli/scenario_run.hpp"
 #include "cli/training_report.hpp"
 #include "scenarios/units.hpp"
+#include "scenarios/user_catalogs.hpp"
 #include "sim/simulation.hpp"
 #include "sim/stats/histogram.hpp"
 
@@ -87,6 +88,7 @@ void run_simulate(const SimulateOptions& o) {
   print_warnings(s);
   std::fprintf(out, "workload: traffic, %zu flows, %s in all\n", p.flows.size(),
                scenario::format_bytes(static_cast<std::int64_t>(total_bytes)).c_str());
+  print_user_catalog_entries(out, p.scenario);
   std::fprintf(out, "\n");
   if (!p.flows.empty()) {
     std::fprintf(out, "  makespan                 %s\n", ms(r.makespan.to_seconds()).c_str());
@@ -131,7 +133,10 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--json", options->training.json, "training: write the full report as JSON (docs/report.md)");
   cmd->add_option("--trace", options->training.trace, "training: write a Chrome trace of one step (Perfetto)");
   cmd->add_option("--seed", options->seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
-  cmd->callback([options] { run_simulate(*options); });
+  cmd->callback([options] {
+    const scenario::ScopedCatalogs catalogs(catalog_folders());
+    run_simulate(*options);
+  });
 }
 
 }  // namespace fathom::cli

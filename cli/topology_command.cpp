@@ -12,6 +12,7 @@
 #include "cli/output_file.hpp"
 #include "cli/scenario_run.hpp"
 #include "scenarios/units.hpp"
+#include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
 
@@ -66,7 +67,10 @@ void add_topology_command(CLI::App& app) {
   add_scenario_options(*cmd, options->scenario);
   cmd->add_option("--links", options->links, "write every directed link (CSV: name,from,to,bytes_per_s,latency_ns)");
   cmd->add_option("--routes", options->routes, "write the route of every flow of the workload (CSV: id,links)");
-  cmd->callback([options] { run_topology(*options); });
+  cmd->callback([options] {
+    const scenario::ScopedCatalogs catalogs(catalog_folders());
+    run_topology(*options);
+  });
 }
 
 }  // namespace fathom::cli

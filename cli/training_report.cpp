@@ -132,6 +132,19 @@ void write_json(std::ostream& out, const scenario::Scenario& s, const topo::Topo
   j.value(s.file);
   j.key("seed");
   j.value(s.seed);
+  j.key("catalog_entries");
+  j.begin_array();
+  for (const auto& e : s.catalog_entries) {
+    j.begin_object();
+    j.key("kind");
+    j.value(e.kind);
+    j.key("name");
+    j.value(e.name);
+    j.key("file");
+    j.value(e.file);
+    j.end_object();
+  }
+  j.end_array();
   j.key("cluster");
   j.begin_object();
   j.key("description");
@@ -383,6 +396,7 @@ int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
       out, "          sequence %d, global batch %d, micro-batch %d (%d per replica per step), %s, %s recomputation\n",
       t.sequence, t.global_batch, t.micro_batch, t.micro_batches(), precision_name(t.precision),
       recompute_name(t.recompute));
+  print_user_catalog_entries(out, s);
 
   const train::MemoryReport& m = r.memory;
   std::fprintf(out, "\nmemory per rank (stage %d, the largest):\n", m.peak_stage);

@@ -21,6 +21,7 @@
 #include "cli/scenario_run.hpp"
 #include "models/collectives/nccl_tests.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
 
@@ -154,7 +155,10 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--gpus-per-node", options->gpus_per_node, "GPUs per node (default: read from the log)");
   cmd->add_option("--op", options->op, "all_reduce, all_gather, ... (default: from the log's binary or file name)");
   cmd->add_option("--algo", options->algo, "ring, tree, nvls, ... (default: NCCL_ALGO of the log, else auto)");
-  cmd->callback([options] { run_validate(*options); });
+  cmd->callback([options] {
+    const scenario::ScopedCatalogs catalogs(catalog_folders());
+    run_validate(*options);
+  });
 }
 
 }  // namespace fathom::cli

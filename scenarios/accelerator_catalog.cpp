@@ -1,5 +1,6 @@
 #include "scenarios/accelerator_catalog.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "scenarios/errors.hpp"
+#include "scenarios/user_catalogs.hpp"
 #include "sim/time.hpp"
 
 namespace fathom::scenario {
@@ -167,68 +169,23 @@ hw::SwitchSpec read_switch(MapReader& map, hw::SwitchSpec s, bool all) {
   return s;
 }
 
+constexpr std::string_view kSourceExpected = "a string naming the public documents the figures come from";
+
 std::vector<hw::AcceleratorSpec> parse_accelerators() {
   const Document doc = Document::parse(accelerator_catalog_text(), std::string(kAcceleratorCatalogFile));
-  MapReader root = doc.root();
   std::vector<hw::AcceleratorSpec> accelerators;
-  for (const auto& item : doc.tree()) {
-    hw::AcceleratorSpec a;
-    a.name = item.first.Scalar();
-    MapReader fields = root.child(a.name);
-    a.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
-    a = read_accelerator(fields, std::move(a), true);
-    a.efficiency_source =
-        fields.required<std::string>("efficiency_source", "a string saying where each default efficiency comes from");
-    fields.finish();
-    accelerators.push_back(std::move(a));
-  }
-  root.finish();
+  read_catalog_entries(doc, [&](MapReader& fields, const std::string& name) {
+    accelerators.push_back(read_accelerator_entry(fields, name));
+  });
   return accelerators;
 }
 
 std::vector<hw::SwitchSpec> parse_switches() {
   const Document doc = Document::parse(switch_catalog_text(), std::string(kSwitchCatalogFile));
-  MapReader root = doc.root();
   std::vector<hw::SwitchSpec> switches;
-  for (const auto& item : doc.tree()) {
-    hw::SwitchSpec s;
-    s.name = item.first.Scalar();
-    MapReader fields = root.child(s.name);
-    s.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
-    s = read_switch(fields, std::move(s), true);
-    fields.finish();
-    switches.push_back(std::move(s));
-  }
-  root.finish();
+  read_catalog_entries(
+      doc, [&](MapReader& fields, const std::string& name) { switches.push_back(read_switch_entry(fields, name)); });
   return switches;
-}
-
-template <class T>
-const T* find_named(const std::vector<T>& entries, std::string_view name) {
-  for (const T& e : entries) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
-}
-
-template <class T>
-std::vector<std::string> names_of(const std::vector<T>& entries) {
-  std::vector<std::string> names;
-  names.reserve(entries.size());
-  for (const T& e : entries) names.push_back(e.name);
-  return names;
-}
-
-// The entry `value` names, or an error at `value` listing the names, with a "did you mean".
-template <class T>
-const T& named_entry(const std::vector<T>& entries, const ValueReader& value, std::string_view kind) {
-  const std::vector<std::string> names = names_of(entries);
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  const std::string expected = std::string(kind) + " of the hardware catalog (" + list + ")";
-  const auto name = value.as<std::string>(expected);
-  if (const T* e = find_named(entries, name)) return *e;
-  value.fail(expected, did_you_mean(name, names));
 }
 
 }  // namespace
@@ -239,13 +196,33 @@ const std::vector<hw::AcceleratorSpec>& catalog_accelerators() {
 }
 
 const hw::AcceleratorSpec* find_catalog_accelerator(std::string_view name) {
-  return find_named(catalog_accelerators(), name);
+  return find_in_catalogs(catalog_accelerators(), &UserCatalog::accelerators, name);
 }
 
-std::vector<std::string> catalog_accelerator_names() { return names_of(catalog_accelerators()); }
+std::vector<std::string> catalog_accelerator_names() {
+  return names_in_catalogs(catalog_accelerators(), &UserCatalog::accelerators);
+}
 
 const hw::AcceleratorSpec& catalog_accelerator(const ValueReader& value) {
-  return named_entry(catalog_accelerators(), value, "an accelerator");
+  return named_in_catalogs(catalog_accelerators(), &UserCatalog::accelerators, value,
+                           "an accelerator of the hardware catalog");
+}
+
+hw::AcceleratorSpec read_accelerator_entry(MapReader& fields, const std::string& name) {
+  hw::AcceleratorSpec a;
+  if (auto b = fields.find("base")) {
+    a = catalog_accelerator(*b);
+    a.source = fields.optional<std::string>("source", a.source);
+    a = read_accelerator(fields, std::move(a), false);
+    a.efficiency_source = fields.optional<std::string>("efficiency_source", a.efficiency_source);
+  } else {
+    a.source = fields.required<std::string>("source", kSourceExpected);
+    a = read_accelerator(fields, std::move(a), true);
+    a.efficiency_source =
+        fields.required<std::string>("efficiency_source", "a string saying where each default efficiency comes from");
+  }
+  a.name = name;
+  return a;
 }
 
 hw::AcceleratorSpec read_accelerator_fields(MapReader& map, hw::AcceleratorSpec base) {
@@ -257,12 +234,41 @@ const std::vector<hw::SwitchSpec>& catalog_switches() {
   return switches;
 }
 
-const hw::SwitchSpec* find_catalog_switch(std::string_view name) { return find_named(catalog_switches(), name); }
+const hw::SwitchSpec* find_catalog_switch(std::string_view name) {
+  return find_in_catalogs(catalog_switches(), &UserCatalog::switches, name);
+}
 
-std::vector<std::string> catalog_switch_names() { return names_of(catalog_switches()); }
+std::vector<std::string> catalog_switch_names() {
+  return names_in_catalogs(catalog_switches(), &UserCatalog::switches);
+}
 
 const hw::SwitchSpec& catalog_switch(const ValueReader& value) {
-  return named_entry(catalog_switches(), value, "a switch");
+  return named_in_catalogs(catalog_switches(), &UserCatalog::switches, value, "a switch of the hardware catalog");
+}
+
+hw::SwitchSpec read_switch_entry(MapReader& fields, const std::string& name) {
+  hw::SwitchSpec s;
+  if (auto b = fields.find("base")) {
+    s = catalog_switch(*b);
+    s.source = fields.optional<std::string>("source", s.source);
+    s = read_switch(fields, std::move(s), false);
+  } else {
+    s.source = fields.required<std::string>("source", kSourceExpected);
+    s = read_switch(fields, std::move(s), true);
+  }
+  s.name = name;
+  return s;
+}
+
+void read_catalog_entries(const Document& doc, const std::function<void(MapReader&, const std::string&)>& read) {
+  MapReader root = doc.root();
+  for (const auto& item : doc.tree()) {
+    const std::string name = item.first.Scalar();
+    MapReader fields = root.child(name);
+    read(fields, name);
+    fields.finish();
+  }
+  root.finish();
 }
 
 hw::SwitchSpec read_switch_fields(MapReader& map, hw::SwitchSpec base) {

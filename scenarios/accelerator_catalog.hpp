@@ -5,6 +5,7 @@
 // every key is required in a catalog entry and any other key is an error.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,16 @@ inline constexpr std::string_view kEfficiencyKeys[] = {
 // keys (`base`) first. `name`, `source` and `efficiency_source` are base's.
 hw::AcceleratorSpec read_accelerator_fields(MapReader& map, hw::AcceleratorSpec base);
 
+// One catalog entry named `name`, as the built-in file and user catalogs write it: in full
+// (every key, `source` and `efficiency_source`), or `base: NAME` (any catalog accelerator) and
+// only the keys it changes, `source` and `efficiency_source` then defaulting to the base's.
+// Does not call fields.finish().
+hw::AcceleratorSpec read_accelerator_entry(MapReader& fields, const std::string& name);
+
+// Calls `read` with each top-level entry of a catalog document (its fields and its name), then
+// finishes the entry's mapping and the document's.
+void read_catalog_entries(const Document& doc, const std::function<void(MapReader&, const std::string&)>& read);
+
 // ---- Switches -----------------------------------------------------------------------------
 
 const std::vector<hw::SwitchSpec>& catalog_switches();
@@ -65,5 +76,8 @@ inline constexpr std::string_view kSwitchKeys[] = {"radix", "port_bandwidth", "l
 
 // Reads the switch keys present in `map` over `base`, as read_accelerator_fields does.
 hw::SwitchSpec read_switch_fields(MapReader& map, hw::SwitchSpec base);
+
+// One switch entry, in full or over `base:`, as read_accelerator_entry.
+hw::SwitchSpec read_switch_entry(MapReader& fields, const std::string& name);
 
 }  // namespace fathom::scenario

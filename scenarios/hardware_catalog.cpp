@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "scenarios/accelerator_catalog.hpp"
+#include "scenarios/user_catalogs.hpp"
 
 namespace fathom::scenario {
 
@@ -10,27 +11,10 @@ namespace {
 
 std::vector<CatalogNode> parse_catalog() {
   const Document doc = Document::parse(hardware_catalog_text(), std::string(kHardwareCatalogFile));
-  MapReader root = doc.root();
   std::vector<CatalogNode> nodes;
-  for (const auto& item : doc.tree()) {
-    CatalogNode entry;
-    entry.name = item.first.Scalar();
-    MapReader fields = root.child(entry.name);
-    entry.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
-    // Checked against the accelerator catalog here, so that a misspelt name fails at its line.
-    entry.accelerator = catalog_accelerator(fields.value("accelerator", "an accelerator of the hardware catalog")).name;
-    entry.node = read_node_fields(fields, topo::NodeSpec{});
-    fields.finish();
-    nodes.push_back(std::move(entry));
-  }
-  root.finish();
+  read_catalog_entries(
+      doc, [&](MapReader& fields, const std::string& name) { nodes.push_back(read_node_entry(fields, name)); });
   return nodes;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 }  // namespace
@@ -41,24 +25,29 @@ const std::vector<CatalogNode>& catalog_nodes() {
 }
 
 const CatalogNode* find_catalog_node(std::string_view name) {
-  for (const auto& n : catalog_nodes()) {
-    if (n.name == name) return &n;
-  }
-  return nullptr;
+  return find_in_catalogs(catalog_nodes(), &UserCatalog::nodes, name);
 }
 
-std::vector<std::string> catalog_node_names() {
-  std::vector<std::string> names;
-  for (const auto& n : catalog_nodes()) names.push_back(n.name);
-  return names;
-}
+std::vector<std::string> catalog_node_names() { return names_in_catalogs(catalog_nodes(), &UserCatalog::nodes); }
 
 const CatalogNode& catalog_node(const ValueReader& value) {
-  const std::vector<std::string> names = catalog_node_names();
-  const std::string expected = "a node of the hardware catalog (" + joined(names) + ")";
-  const auto name = value.as<std::string>(expected);
-  if (const CatalogNode* n = find_catalog_node(name)) return *n;
-  value.fail(expected, did_you_mean(name, names));
+  return named_in_catalogs(catalog_nodes(), &UserCatalog::nodes, value, "a node of the hardware catalog");
+}
+
+CatalogNode read_node_entry(MapReader& fields, const std::string& name) {
+  CatalogNode entry;
+  if (auto b = fields.find("base")) {
+    entry = catalog_node(*b);
+    entry.source = fields.optional<std::string>("source", entry.source);
+    if (auto a = fields.find("accelerator")) entry.accelerator = catalog_accelerator(*a).name;
+  } else {
+    entry.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
+    // Checked against the accelerator catalog here, so that a misspelt name fails at its line.
+    entry.accelerator = catalog_accelerator(fields.value("accelerator", "an accelerator of the hardware catalog")).name;
+  }
+  entry.node = read_node_fields(fields, entry.node);
+  entry.name = name;
+  return entry;
 }
 
 topo::NodeSpec read_node_fields(MapReader& node, topo::NodeSpec n) {

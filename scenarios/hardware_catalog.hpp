@@ -50,4 +50,8 @@ inline constexpr std::string_view kNodeKeys[] = {
 // call finish(): the caller reads its own extra keys first.
 topo::NodeSpec read_node_fields(MapReader& node, topo::NodeSpec base);
 
+// One node entry named `name`: in full (`source`, `accelerator` and the node keys), or `base:
+// NAME` (any catalog node) and only the keys it changes. Does not call fields.finish().
+CatalogNode read_node_entry(MapReader& fields, const std::string& name);
+
 }  // namespace fathom::scenario

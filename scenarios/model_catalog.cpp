@@ -3,6 +3,9 @@
 #include <string>
 #include <utility>
 
+#include "scenarios/accelerator_catalog.hpp"
+#include "scenarios/user_catalogs.hpp"
+
 namespace fathom::scenario {
 
 namespace {
@@ -15,27 +18,10 @@ std::string_view position_name(train::PositionKind position) {
 
 std::vector<train::TransformerSpec> parse_catalog() {
   const Document doc = Document::parse(model_catalog_text(), std::string(kModelCatalogFile));
-  MapReader root = doc.root();
   std::vector<train::TransformerSpec> models;
-  for (const auto& item : doc.tree()) {
-    const std::string name = item.first.Scalar();
-    MapReader fields = root.child(name);
-    const auto source =
-        fields.required<std::string>("source", "a string naming the paper or model card the shapes come from");
-    train::TransformerSpec spec = read_model_fields(fields, train::TransformerSpec{});
-    fields.finish();
-    spec.name = name;
-    spec.source = source;
-    models.push_back(std::move(spec));
-  }
-  root.finish();
+  read_catalog_entries(
+      doc, [&](MapReader& fields, const std::string& name) { models.push_back(read_model_entry(fields, name)); });
   return models;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 // The value of the key `field` names in `spec`, for a violation's message.
@@ -71,24 +57,29 @@ const std::vector<train::TransformerSpec>& catalog_models() {
 }
 
 const train::TransformerSpec* find_catalog_model(std::string_view name) {
-  for (const auto& m : catalog_models()) {
-    if (m.name == name) return &m;
-  }
-  return nullptr;
+  return find_in_catalogs(catalog_models(), &UserCatalog::models, name);
 }
 
-std::vector<std::string> catalog_model_names() {
-  std::vector<std::string> names;
-  for (const auto& m : catalog_models()) names.push_back(m.name);
-  return names;
+std::vector<std::string> catalog_model_names() { return names_in_catalogs(catalog_models(), &UserCatalog::models); }
+
+train::TransformerSpec read_model_entry(MapReader& fields, const std::string& name) {
+  constexpr std::string_view kSource = "a string naming the paper or model card the shapes come from";
+  train::TransformerSpec base;
+  std::string source;
+  if (auto b = fields.find("base")) {
+    base = catalog_model(*b);
+    source = fields.optional<std::string>("source", base.source);
+  } else {
+    source = fields.required<std::string>("source", kSource);
+  }
+  train::TransformerSpec spec = read_model_fields(fields, std::move(base));
+  spec.name = name;
+  spec.source = source;
+  return spec;
 }
 
 const train::TransformerSpec& catalog_model(const ValueReader& value) {
-  const std::vector<std::string> names = catalog_model_names();
-  const std::string expected = "a model of the model zoo (" + joined(names) + ")";
-  const auto name = value.as<std::string>(expected);
-  if (const train::TransformerSpec* m = find_catalog_model(name)) return *m;
-  value.fail(expected, did_you_mean(name, names));
+  return named_in_catalogs(catalog_models(), &UserCatalog::models, value, "a model of the model zoo");
 }
 
 train::TransformerSpec read_model_fields(MapReader& map, train::TransformerSpec base) {

@@ -51,4 +51,8 @@ inline constexpr std::string_view kModelKeys[] = {"layers",   "hidden",         
 // finish(): the caller reads its own keys (`base`, `source`) first.
 train::TransformerSpec read_model_fields(MapReader& map, train::TransformerSpec base);
 
+// One model entry named `name`: in full (`source` and every shape key), or `base: NAME` (any
+// catalog model) and only the keys it changes. Does not call fields.finish().
+train::TransformerSpec read_model_entry(MapReader& fields, const std::string& name);
+
 }  // namespace fathom::scenario

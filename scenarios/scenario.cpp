@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include "scenarios/collectives_reader.hpp"
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
+#include "scenarios/user_catalogs.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "topologies/cluster.hpp"
 
@@ -27,6 +29,11 @@ void note(Scenario& s, const ValueReader& v) {
 }
 void note(Scenario& s, const MapReader& m) { s.locations[m.path()] = m.location(); }
 
+// Records which catalog file the entry `name` of `kind` came from (Scenario::catalog_entries).
+void used(Scenario& s, std::string_view kind, const std::string& name) {
+  s.catalog_entries.push_back({std::string(kind), name, catalog_origin(kind, name)});
+}
+
 // `cluster.node`: a catalog name (`node: dgx-h100`), a mapping over a catalog entry
 // (`node: {base: dgx-h100, nics: 4}`), or a mapping over NodeSpec's defaults.
 void read_node(Scenario& s, MapReader& cluster, std::string& node_accelerator) {
@@ -35,6 +42,7 @@ void read_node(Scenario& s, MapReader& cluster, std::string& node_accelerator) {
     const CatalogNode& entry = catalog_node(*v);
     s.cluster.node = entry.node;
     node_accelerator = entry.accelerator;
+    used(s, "node", entry.name);
     return;
   }
   MapReader node = cluster.optional_child("node");
@@ -45,6 +53,7 @@ void read_node(Scenario& s, MapReader& cluster, std::string& node_accelerator) {
     const CatalogNode& entry = catalog_node(*b);
     base = entry.node;
     node_accelerator = entry.accelerator;
+    used(s, "node", entry.name);
   }
   for (auto key : kNodeKeys) {
     if (auto v = node.find(key)) note(s, *v);
@@ -241,7 +250,10 @@ void read_hardware(Scenario& s, MapReader& root, const std::string& node_acceler
     return profile ? apply_profile_accelerator(*profile, std::move(a), s.locations.at("calibration")) : a;
   };
   if (!root.has("hardware")) {
-    if (!node_accelerator.empty()) s.accelerator = calibrated(*find_catalog_accelerator(node_accelerator));
+    if (!node_accelerator.empty()) {
+      s.accelerator = calibrated(*find_catalog_accelerator(node_accelerator));
+      used(s, "accelerator", node_accelerator);
+    }
     return;
   }
   MapReader hw = root.child("hardware");
@@ -249,6 +261,7 @@ void read_hardware(Scenario& s, MapReader& root, const std::string& node_acceler
   if (auto v = hw.find("accelerator"); v && v->is_scalar()) {
     note(s, *v);
     s.accelerator = calibrated(catalog_accelerator(*v));
+    used(s, "accelerator", s.accelerator.name);
   } else {
     MapReader a = hw.child("accelerator");
     note(s, a);
@@ -256,8 +269,10 @@ void read_hardware(Scenario& s, MapReader& root, const std::string& node_acceler
     if (auto b = a.find("base")) {
       note(s, *b);
       base = catalog_accelerator(*b);
+      used(s, "accelerator", base.name);
     } else if (!node_accelerator.empty()) {
       base = *find_catalog_accelerator(node_accelerator);
+      used(s, "accelerator", base.name);
     } else {
       a.fail(
           "base", "an accelerator of the catalog to start from (" + [] {
@@ -345,6 +360,7 @@ void read_training(Scenario& s, MapReader& w) {
   if (auto v = w.find("model"); v && v->is_scalar()) {
     note(s, *v);
     t.model = catalog_model(*v);
+    used(s, "model", t.model.name);
   } else {
     MapReader m = w.child("model");
     note(s, m);
@@ -352,6 +368,7 @@ void read_training(Scenario& s, MapReader& w) {
     if (auto b = m.find("base")) {
       note(s, *b);
       base = catalog_model(*b);
+      used(s, "model", base.name);
     }
     for (auto key : kModelKeys) {
       if (auto k = m.find(key)) note(s, *k);
@@ -540,6 +557,23 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   Scenario s;
   s.file = file;
   MapReader root = doc.root();
+  // `catalogs:` user catalog folders, relative to the scenario's folder, searched before the
+  // built-in catalog (and before any --catalog folder) while the scenario loads.
+  std::optional<ScopedCatalogs> catalogs;
+  if (auto v = root.find("catalogs")) {
+    note(s, *v);
+    constexpr std::string_view kFolders = "a list of catalog folders, relative to the scenario's folder";
+    if (!v->is_list()) v->fail(std::string(kFolders));
+    const ListReader list = v->list();
+    std::vector<std::string> folders;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const ValueReader item = list.at(i);
+      folders.push_back((std::filesystem::path(file).parent_path() / item.as<std::string>(kFolders)).string());
+      s.catalog_folders.push_back(folders.back());
+    }
+    const Location where = v->location();
+    catalogs.emplace(folders, &where);
+  }
   s.seed = root.optional<std::uint64_t>("seed", 1, "a whole number from 0 to 2^63");
   MapReader cluster = root.child("cluster");
   note(s, cluster);

@@ -90,6 +90,15 @@ struct Scenario {
   // in a flows file, a fabric that cannot be built) point back at the input.
   std::map<std::string, Location> locations;
   std::map<std::string, std::string> written;  // the scalar text of each key read, by key path
+  // The catalog entries the scenario named (or extended), each with the file it came from: a
+  // user catalog's (`catalogs:`, --catalog) or the built-in one's.
+  struct CatalogEntry {
+    std::string kind;  // "node", "accelerator" or "model"
+    std::string name;
+    std::string file;
+  };
+  std::vector<CatalogEntry> catalog_entries;
+  std::vector<std::string> catalog_folders;  // the scenario's own `catalogs:`, resolved
 };
 
 // Loads `file` with `--set` overrides applied. Throws ScenarioError.

@@ -116,5 +116,20 @@ out=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --set 'expect.mfu
 check "an expectation in percent prints its actual in percent" grep -qE 'PASS mfu +>= 30% +actual [0-9.]+%$' <<<"$out"
 check "an expectation in GB prints its actual in GB" grep -qE 'peak_memory_per_rank +<= 80GB +actual [0-9.]+GB$' <<<"$out"
 
+# User catalogs: a folder extending a built-in accelerator and node, named with --catalog.
+mkdir -p "$tmp/cat"
+printf 'fast-h100:\n  base: h100-sxm\n  source: "what-if: 20%% more BF16 peak"\n  peak_bf16: 1187TFLOPS\n' \
+  >"$tmp/cat/accelerators.yaml"
+printf 'fast-node:\n  base: dgx-h100\n  accelerator: fast-h100\n  nics: 2\n' >"$tmp/cat/nodes.yaml"
+out=$("$build/fathom" catalog list --catalog "$tmp/cat")
+check "fathom catalog list shows a user entry and its file" grep -qE "^  fast-h100 +$tmp/cat/accelerators.yaml" <<<"$out"
+check "fathom catalog list shows the built-in entries" grep -qE '^  h100-sxm +<built-in>/' <<<"$out"
+out=$("$build/fathom" catalog show fast-node --catalog "$tmp/cat")
+check "fathom catalog show names the node's accelerator" grep -qE '^  accelerator +fast-h100$' <<<"$out"
+out=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --set cluster.node=fast-node --catalog "$tmp/cat" 2>/dev/null)
+check "a scenario runs on a user catalog's node" grep -qE "^catalogs: node fast-node from $tmp/cat/nodes.yaml, accelerator fast-h100" <<<"$out"
+usage "an unknown catalog entry" 'no catalog entry named "fast-nod".*did you mean "fast-node"' catalog show fast-nod --catalog "$tmp/cat"
+usage "a catalog folder that does not exist" '--catalog: Directory does not exist' catalog list --catalog "$tmp/nowhere"
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]
