@@ -129,7 +129,26 @@ void write_json(std::ostream& out, const scenario::Scenario& s, const topo::Topo
   j.key("fathom_version");
   j.value(FATHOM_VERSION);
   j.key("scenario");
+  j.begin_object();
+  j.key("file");
   j.value(s.file);
+  j.key("overrides");
+  j.begin_array();
+  for (const auto& o : s.overrides) j.value(o);
+  j.end_array();
+  j.key("catalogs");
+  j.begin_array();
+  for (const auto& f : catalog_folders()) j.value(f);
+  for (const auto& f : s.catalog_folders) j.value(f);
+  j.end_array();
+  j.key("keys");
+  j.begin_object();
+  for (const auto& [path, text] : s.document) {
+    j.key(path);
+    j.value(text);
+  }
+  j.end_object();
+  j.end_object();
   j.key("seed");
   j.value(s.seed);
   j.key("catalog_entries");

@@ -29,6 +29,17 @@ void note(Scenario& s, const ValueReader& v) {
 }
 void note(Scenario& s, const MapReader& m) { s.locations[m.path()] = m.location(); }
 
+// Every scalar under `node` with its key path (Scenario::document).
+void flatten(const YAML::Node& node, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
+  if (node.IsMap()) {
+    for (const auto& item : node) flatten(item.second, (path.empty() ? "" : path + ".") + item.first.Scalar(), out);
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) flatten(node[i], path + "[" + std::to_string(i) + "]", out);
+  } else {
+    out.emplace_back(path, node.IsScalar() ? node.Scalar() : std::string());
+  }
+}
+
 // Records which catalog file the entry `name` of `kind` came from (Scenario::catalog_entries).
 void used(Scenario& s, std::string_view kind, const std::string& name) {
   s.catalog_entries.push_back({std::string(kind), name, catalog_origin(kind, name)});
@@ -556,6 +567,8 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   doc.apply_overrides(overrides);
   Scenario s;
   s.file = file;
+  s.overrides = overrides;
+  flatten(doc.tree(), "", s.document);
   MapReader root = doc.root();
   // `catalogs:` user catalog folders, relative to the scenario's folder, searched before the
   // built-in catalog (and before any --catalog folder) while the scenario loads.

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/collectives/collective_params.hpp"
@@ -99,6 +100,10 @@ struct Scenario {
   };
   std::vector<CatalogEntry> catalog_entries;
   std::vector<std::string> catalog_folders;  // the scenario's own `catalogs:`, resolved
+  // What the run read: the --set overrides as given, and every scalar of the document after
+  // them, by key path ("cluster.fabric.links[0].bandwidth") as written, in document order.
+  std::vector<std::string> overrides;
+  std::vector<std::pair<std::string, std::string>> document;
 };
 
 // Loads `file` with `--set` overrides applied. Throws ScenarioError.

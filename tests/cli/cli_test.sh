@@ -109,6 +109,13 @@ usage "a flag's bad value" '' nccl-tests "$dgx" -b banana
 # `-` is standard output: the report moves to standard error, so the output pipes.
 json=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --json - 2>/dev/null)
 check "--json - writes the JSON report to standard output" python3 -c 'import json, sys; json.loads(sys.stdin.read())' <<<"$json"
+# The JSON describes its own run: the --set overrides and every key after them.
+json=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --set workload.micro_batch=2 --json - 2>/dev/null)
+check "the JSON records --set and the keys after it" python3 -c '
+import json, sys
+s = json.loads(sys.stdin.read())["scenario"]
+assert s["overrides"] == ["workload.micro_batch=2"], s["overrides"]
+assert s["keys"]["workload.micro_batch"] == "2" and s["keys"]["cluster.nodes"] == "16", s["keys"]' <<<"$json"
 csv=$("$build/fathom" topology "$examples/pilot-16-nodes.yaml" --links - 2>/dev/null)
 check "--links - writes the CSV to standard output" test "$(head -1 <<<"$csv")" = "name,from,to,bytes_per_s,latency_ns"
 # Expectations print the actual figure in the unit the criterion was written in.
