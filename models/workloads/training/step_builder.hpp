@@ -1,0 +1,107 @@
+// The step model's builder, shared by its three files: what one pass costs and a replica's
+// pipeline (step_passes.cpp), each stage's data-parallel and optimizer timeline
+// (step_timeline.cpp), and the step's orchestration and metrics (step_model.cpp). Internal to
+// models/workloads/training: step_model.hpp is the public face.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/collectives/collective_timer.hpp"
+#include "models/hardware/accelerator.hpp"
+#include "models/workloads/training/layer_work.hpp"
+#include "models/workloads/training/pipeline_schedule.hpp"
+#include "models/workloads/training/rank_mapping.hpp"
+#include "models/workloads/training/step_comms.hpp"
+#include "models/workloads/training/step_model.hpp"
+#include "topologies/cluster_spec.hpp"
+
+namespace fathom::train::detail {
+
+// A pass's duration split by what the stream is doing.
+struct PassParts {
+  double compute = 0;
+  double tp = 0;
+  double cp = 0;
+  double ep = 0;
+  double dp = 0;  // ZeRO-3 parameter gathers and gradient scatters not hidden by compute
+  double pp = 0;  // blocking pipeline sends and the received activation's reassembly
+  double total() const { return compute + tp + cp + ep + dp + pp; }
+  PassParts& operator+=(const PassParts& o) {
+    compute += o.compute;
+    tp += o.tp;
+    cp += o.cp;
+    ep += o.ep;
+    dp += o.dp;
+    pp += o.pp;
+    return *this;
+  }
+  PassParts scaled(double k) const { return {compute * k, tp * k, cp * k, ep * k, dp * k, pp * k}; }
+};
+
+struct Groups {
+  std::vector<topo::VertexId> tp;
+  std::vector<topo::VertexId> ep;
+  std::vector<FlowPair> cp_ring;   // every CP rank to the next, for every TP rank
+  std::vector<topo::VertexId> cp;  // the CP group of TP rank 0 (all-gather CP)
+};
+
+// The step of one training strategy on one cluster: costs every pass (step_passes.cpp), runs a
+// replica's pipeline schedule, times each stage's data-parallel and optimizer tail
+// (step_timeline.cpp) and derives the metrics (step_model.cpp).
+class StepBuilder {
+ public:
+  StepBuilder(const TrainingSpec& spec, const hw::AcceleratorSpec& acc, const topo::ClusterSpec& cluster,
+              const coll::CollectiveParams& params, std::uint64_t seed)
+      : spec_(spec),
+        acc_(acc),
+        comms_(cluster, params, seed),
+        ranks_(spec, comms_.topology()),
+        layout_(pipeline_layout(spec)) {}
+
+  TrainingResult run(bool every_replica);
+
+ private:
+  PassParts phase_parts(const Phase& phase, double attention_seconds);
+  double note(std::string_view what, const coll::CollectiveTiming& t);
+  // Stage `stage` of the replica being simulated.
+  Coord coord(int stage) const {
+    Coord c = replica_;
+    c[static_cast<std::size_t>(Dim::kPp)] = stage;
+    return c;
+  }
+
+  double chunk_parameters(int stage, int chunk) const { return train::chunk_parameters(spec_, layout_, stage, chunk); }
+  // ZeRO-3: the forward and backward pass of chunk `chunk` of stage `stage`, whose work alone
+  // takes fwd_work and bwd_work seconds, with each module's parameters gathered and its
+  // gradients scattered (sharded_parameters.hpp). Returns the two passes' durations.
+  std::pair<double, double> zero3_passes(int stage, int chunk, double fwd_work, double bwd_work, int dp_groups);
+
+  struct ReplicaRun {
+    PipelineCosts costs;
+    std::vector<std::vector<PassParts>> fwd_parts;  // [stage][chunk]
+    std::vector<std::vector<PassParts>> bwd_parts;
+    PipelineRun pipeline;
+  };
+  // Times every pass and pipeline send of the replica at `replica_` and runs its schedule.
+  ReplicaRun run_replica(const std::vector<std::vector<PipelinePass>>& schedule, int dp_groups);
+  // Stage `s` of the replica run: its breakdown (busy parts, pipeline-send waits, bubble), its
+  // gradient buckets' data-parallel reduction, its optimizer step and its parameter gather
+  // (step_timeline.cpp).
+  StageResult stage_timeline(int s, const ReplicaRun& run, int dp_groups);
+
+  const TrainingSpec& spec_;
+  const hw::AcceleratorSpec& acc_;
+  StepComms comms_;
+  RankMapping ranks_;
+  std::vector<int> layout_;  // transformer layers per virtual stage (pipeline_layout)
+  Groups groups_;
+  Coord replica_{};  // its (ep, dp) coordinates; the others are 0
+  std::map<std::string, std::string> notes_;
+};
+
+}  // namespace fathom::train::detail

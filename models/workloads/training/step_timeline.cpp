@@ -1,0 +1,127 @@
+// Each pipeline stage's timeline after its last pass: the split of its time into busy parts,
+// pipeline-send waits and bubble; its gradient buckets reduced across data parallelism (during
+// the backward pass when overlapped); the optimizer step over its shard; and the gather of the
+// updated parameters (ZeRO 1-2).
+#include <algorithm>
+#include <cmath>
+
+#include "models/compute/roofline.hpp"
+#include "models/workloads/training/step_builder.hpp"
+
+namespace fathom::train::detail {
+
+StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_groups) {
+  const ParallelSpec& par = spec_.parallel;
+  const int p = par.pp;
+  const int v = par.virtual_stages;
+  const bool has_dp = par.dp * par.cp > 1;
+  const PipelineCosts& costs = run.costs;
+  const auto& fwd_parts = run.fwd_parts;
+  const auto& bwd_parts = run.bwd_parts;
+  // Data-parallel reduction, optimizer, parameter gathering, per stage.
+  const double grad_bytes = par.grad_reduce_bytes;
+  const coll::Op grad_op = par.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
+  // HBM bytes per parameter of Megatron's mixed-precision Adam step: the gradient norm for
+  // clipping reads the FP32 gradient (4); fused Adam reads master weight, gradient and two
+  // moments and writes back weight and moments (28); the FP32 master is copied to the BF16
+  // weight (6); the gradient buffer is zeroed for the next step (4).
+  const double optimizer_bytes_per_param = 42;
+  const auto su = static_cast<std::size_t>(s);
+  StageResult stage;
+  const auto& passes = run.pipeline.stages[su];
+  stage.pipeline_finish = run.pipeline.finish[su];
+  // Busy parts and idle split into pipeline-send waits and bubble.
+  StepBreakdown& bd = stage.breakdown;
+  sim::SimTime prev{};
+  sim::SimTime busy{};
+  double pp_wait = 0;
+  for (const auto& pt : passes) {
+    const auto cu = static_cast<std::size_t>(pt.pass.chunk);
+    const PassParts& parts = pt.pass.forward ? fwd_parts[su][cu] : bwd_parts[su][cu];
+    bd.compute += parts.compute;
+    bd.tp += parts.tp;
+    bd.cp += parts.cp;
+    bd.ep += parts.ep;
+    bd.dp += parts.dp;
+    bd.pp += parts.pp;
+    busy += pt.finish - pt.start;
+    if (pt.start > prev) {
+      const int from = pt.pass.forward ? (s + p - 1) % p : (s + 1) % p;
+      const bool crossed = pt.pass.forward ? (pt.pass.chunk * p + s) > 0 : (pt.pass.chunk * p + s) < p * v - 1;
+      const sim::SimTime send = crossed ? (pt.pass.forward ? costs.send_forward[static_cast<std::size_t>(from)]
+                                                           : costs.send_backward[static_cast<std::size_t>(from)])
+                                        : sim::SimTime{};
+      pp_wait += std::min(pt.start - prev, send).to_seconds();
+    }
+    prev = pt.finish;
+  }
+  // Round-off: the stage's busy time is the sum of whole-ns passes; make parts match it.
+  const double parts_sum = bd.compute + bd.tp + bd.cp + bd.ep + bd.dp + bd.pp;
+  bd.compute += busy.to_seconds() - parts_sum;
+  const double idle = (stage.pipeline_finish - busy).to_seconds();
+  bd.pp += pp_wait;
+  bd.bubble = idle - pp_wait;
+
+  // Gradient buckets in backward order: the last chunk's gradients first, each chunk's
+  // spread evenly over its final backward pass.
+  sim::SimTime dp_free{};
+  sim::SimTime end = stage.pipeline_finish;
+  if (has_dp && par.zero_stage < 3) {
+    for (int c = v - 1; c >= 0; --c) {
+      // The chunk's last backward pass.
+      const PassTiming* last = nullptr;
+      for (const auto& pt : passes) {
+        if (!pt.pass.forward && pt.pass.chunk == c) last = &pt;
+      }
+      const double params = chunk_parameters(s, c);
+      const double bytes = params * grad_bytes;
+      const int buckets = std::max(1, static_cast<int>(std::ceil(bytes / par.bucket_bytes)));
+      for (int k = 0; k < buckets; ++k) {
+        const double size = k + 1 < buckets ? par.bucket_bytes : bytes - par.bucket_bytes * (buckets - 1);
+        sim::SimTime ready = stage.pipeline_finish;
+        if (par.overlap_grad_reduce && last != nullptr) {
+          const double frac = (par.bucket_bytes * k + size) / bytes;
+          ready = last->start + sim::SimTime::from_seconds((last->finish - last->start).to_seconds() * frac);
+        }
+        const sim::SimTime start = std::max(ready, dp_free);
+        const sim::SimTime dur = sim::SimTime::from_seconds(comms_.data_parallel(grad_op, dp_groups, size, 1.0 / p));
+        dp_free = start + dur;
+        stage.dp_spans.push_back({start, dp_free, size});
+      }
+    }
+    end = std::max(end, dp_free);
+  }
+  bd.dp += (end - stage.pipeline_finish).to_seconds();
+  // Optimizer over this rank's shard.
+  double local_params = 0;
+  for (int c = 0; c < v; ++c) local_params += chunk_parameters(s, c);
+  const double shard = par.zero_stage >= 1 ? local_params / (par.dp * par.cp) : local_params;
+  // FP8: the updated weights of the linear layers are cast to FP8 and transposed once a step
+  // (Transformer Engine caches them across micro-batches): 2 bytes read, 1 + 1 written.
+  double fp8_weight_bytes = 0;
+  if (spec_.precision == hw::Precision::kFp8) {
+    const double linear = layer_parameters_per_rank(spec_) - 2.0 * spec_.model.hidden;
+    for (int c = 0; c < v; ++c) fp8_weight_bytes += 4 * linear * layout_[static_cast<std::size_t>(c * p + s)];
+  }
+  const compute::Kernel adam{"optimizer", compute::KernelKind::kMemory, 0,
+                             shard * optimizer_bytes_per_param + fp8_weight_bytes};
+  stage.optimizer_start = end;
+  stage.optimizer_finish = end + sim::SimTime::from_seconds(compute::kernel_seconds(acc_, spec_.precision, adam));
+  bd.optimizer = (stage.optimizer_finish - end).to_seconds();
+  end = stage.optimizer_finish;
+  // ZeRO 1-2: gather the updated BF16 parameters; hidden behind the next step's forward
+  // when overlapped (Megatron's overlap_param_gather), exposed otherwise.
+  if (has_dp && par.zero_stage >= 1 && par.zero_stage < 3) {
+    const double gather = comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * local_params, 1.0 / p);
+    const sim::SimTime g = sim::SimTime::from_seconds(gather);
+    stage.dp_spans.push_back({end, end + g, 2 * local_params});
+    if (!par.overlap_param_gather) {
+      end = end + g;
+      bd.dp += g.to_seconds();
+    }
+  }
+  stage.finish = end;
+  return stage;
+}
+
+}  // namespace fathom::train::detail
