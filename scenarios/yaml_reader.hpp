@@ -97,6 +97,16 @@ class ValueReader {
   // The scalar text for a unit parser; a non-scalar is rejected with `quantity`'s wording.
   const std::string& unit_text(Quantity quantity, Sign sign) const;
   [[noreturn]] void rethrow(const UnitError& e) const;
+  // The value read by `parse` (units.hpp) as `quantity`, its errors located at this value.
+  template <class T>
+  T quantity(Quantity quantity, Sign sign, T (*parse)(std::string_view, Sign)) const {
+    const std::string& text = unit_text(quantity, sign);
+    try {
+      return parse(text, sign);
+    } catch (const UnitError& e) {
+      rethrow(e);
+    }
+  }
 
   std::shared_ptr<const Origin> origin_;
   YAML::Node node_;
@@ -204,6 +214,12 @@ class MapReader {
   [[noreturn]] void fail(std::string_view key, std::string expected, std::string hint = {});
 
  private:
+  // The quantity at `key`, read by ValueReader's `read`: required, or `fallback` when absent.
+  template <class T>
+  T quantity_at(std::string_view key, Quantity quantity, Sign sign, T (ValueReader::*read)(Sign) const);
+  template <class T>
+  T quantity_or(std::string_view key, T fallback, Sign sign, T (ValueReader::*read)(Sign) const);
+
   struct Entry {
     std::string key;
     YAML::Node value;
@@ -262,6 +278,11 @@ class Document {
   std::shared_ptr<Origin> origin_;
   YAML::Node tree_;
 };
+
+namespace detail {
+// "parent.key", or "key" at the top level: a key's path as messages spell it.
+std::string join_path(std::string_view parent, std::string_view key);
+}  // namespace detail
 
 // "a sequence", "a mapping", "nothing", or the scalar quoted as written: what the input had.
 std::string describe_found(const YAML::Node& node);
