@@ -10,6 +10,7 @@
 
 #include "calibrate/errors.hpp"
 #include "cli/commands.hpp"
+#include "cli/terminal_output.hpp"
 #include "scenarios/errors.hpp"
 #include "sim/errors.hpp"
 
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   fathom::cli::add_calibrate_command(app);
   fathom::cli::add_catalog_command(app);
   fathom::cli::add_catalog_option(app);
+  fathom::cli::add_verbosity_options(app);
   // --catalog after any command: a flag a subcommand does not know falls through to fathom's.
   for (CLI::App* sub : app.get_subcommands({})) {
     sub->fallthrough();

@@ -138,5 +138,30 @@ check "a scenario runs on a user catalog's node" grep -qE "^catalogs: node fast-
 usage "an unknown catalog entry" 'no catalog entry named "fast-nod".*did you mean "fast-node"' catalog show fast-nod --catalog "$tmp/cat"
 usage "a catalog folder that does not exist" '--catalog: Directory does not exist' catalog list --catalog "$tmp/nowhere"
 
+# -o: each command's main output to a file; --quiet prints only errors; --verbose says more.
+"$build/fathom" simulate "$examples/pilot-16-nodes.yaml" -o "$tmp/report.txt" >"$tmp/stdout.txt" 2>/dev/null
+check "simulate -o writes the report to the file" grep -q '^fingerprint=' "$tmp/report.txt"
+check "simulate -o leaves standard output empty" test ! -s "$tmp/stdout.txt"
+check "simulate -o writes what simulate prints" \
+  cmp -s "$tmp/report.txt" <("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" 2>/dev/null)
+"$build/fathom" nccl-tests "$dgx" -b 1M -e 4M -o "$tmp/table.txt" >/dev/null
+check "nccl-tests -o writes the table" grep -q '^# Avg bus bandwidth' "$tmp/table.txt"
+"$build/fathom" topology "$examples/pilot-16-nodes.yaml" -o "$tmp/topology.txt" >/dev/null
+check "topology -o writes the description" grep -q '^endpoints: ' "$tmp/topology.txt"
+"$build/fathom" catalog list -o "$tmp/catalog.txt"
+check "catalog list -o writes the list" grep -qE '^  h100-sxm ' "$tmp/catalog.txt"
+out=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --quiet 2>&1)
+check "--quiet prints nothing when the run succeeds" test -z "$out"
+"$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --quiet --json "$tmp/quiet.json" >/dev/null 2>&1
+check "--quiet still writes the files asked for" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/quiet.json"
+out=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --quiet --set workload.parallel.tp=1 2>&1); rc=$?
+check "--quiet still prints errors" grep -q '^fathom: error: ' <<<"$out"
+check "--quiet keeps the exit code of an error" test "$rc" -eq 2
+err=$("$build/fathom" simulate "$examples/pilot-16-nodes.yaml" --verbose --json "$tmp/verbose.json" 2>&1 >/dev/null)
+check "--verbose names the scenario" grep -q "^fathom: scenario $examples/pilot-16-nodes.yaml" <<<"$err"
+check "--verbose names each file written" grep -q "^fathom: wrote $tmp/verbose.json" <<<"$err"
+usage "--quiet with --verbose" '--quiet excludes --verbose' simulate "$examples/pilot-16-nodes.yaml" --quiet --verbose
+usage "-o - with --json -" '-o - and another output on standard output .*cannot both' simulate "$examples/pilot-16-nodes.yaml" -o - --json -
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

@@ -9,7 +9,7 @@
 #include "models/network/flow_transfer.hpp"
 #include "topologies/topology.hpp"
 
-namespace fathom::cli {
+namespace fathom::report {
 
 // id,src,dst,bytes,start_s,finish_s
 void write_flows_csv(std::ostream& out, const topo::Topology& topology, const std::vector<net::FlowRequest>& flows,
@@ -27,4 +27,4 @@ void write_link_usage_csv(std::ostream& out, const topo::Topology& topology, con
 void write_link_timeline_csv(std::ostream& out, const topo::Topology& topology,
                              const std::vector<net::LinkLoadSample>& samples);
 
-}  // namespace fathom::cli
+}  // namespace fathom::report

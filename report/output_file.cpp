@@ -1,10 +1,10 @@
-#include "cli/output_file.hpp"
+#include "report/output_file.hpp"
 
 #include <iostream>
 
 #include "sim/output/atomic_file.hpp"
 
-namespace fathom::cli {
+namespace fathom::report {
 
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
   if (is_stdout(path)) {
@@ -15,4 +15,4 @@ void write_output(const std::string& path, const std::function<void(std::ostream
   sim::write_file_atomically(path, write);
 }
 
-}  // namespace fathom::cli
+}  // namespace fathom::report

@@ -14,7 +14,7 @@
 #include "scenarios/scenario.hpp"
 #include "topologies/cluster_spec.hpp"
 
-namespace fathom::cli {
+namespace fathom::report {
 
 struct MeasuredSystem {
   std::string node;  // catalog node name ("" when the scenario writes its own node)
@@ -38,4 +38,4 @@ std::string guess_node(const std::vector<std::string>& texts);
 
 calib::ClusterForNodes cluster_for(const MeasuredSystem& system);
 
-}  // namespace fathom::cli
+}  // namespace fathom::report

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-namespace fathom::cli {
+namespace fathom::report {
 
 // True when `path` names standard output.
 inline bool is_stdout(const std::string& path) { return path == "-"; }
@@ -14,4 +14,4 @@ inline bool is_stdout(const std::string& path) { return path == "-"; }
 // Writes `write`'s output to `path`, or to standard output for "-".
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
-}  // namespace fathom::cli
+}  // namespace fathom::report

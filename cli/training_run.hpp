@@ -1,6 +1,5 @@
-// `fathom simulate` for a training workload: simulates one step, prints the report (summary,
-// breakdown table, memory per rank, expectations), and writes the JSON report and the Chrome
-// trace. docs/report.md documents the JSON schema.
+// `fathom simulate` for a training workload: evaluates it (report/training), prints the
+// terminal report and writes the JSON report and the Chrome trace.
 #pragma once
 
 #include <string>
@@ -10,8 +9,9 @@
 namespace fathom::cli {
 
 struct TrainingOutputs {
-  std::string json;   // --json (or the scenario's output.json)
-  std::string trace;  // --trace (or output.trace)
+  std::string report;  // -o: the terminal report ("": standard output)
+  std::string json;    // --json (or the scenario's output.json)
+  std::string trace;   // --trace (or output.trace)
 };
 
 // Returns the exit code: kExitOk, or kExitFailedExpectation when an expectation fails. A

@@ -1,9 +1,9 @@
-#include "cli/csv_outputs.hpp"
+#include "report/traffic/csv_tables.hpp"
 
 #include <cstdio>
 #include <string>
 
-namespace fathom::cli {
+namespace fathom::report {
 
 namespace {
 std::string g17(double x) {
@@ -68,4 +68,4 @@ void write_link_timeline_csv(std::ostream& out, const topo::Topology& topology,
   }
 }
 
-}  // namespace fathom::cli
+}  // namespace fathom::report

@@ -1,4 +1,4 @@
-#include "cli/measured_system.hpp"
+#include "report/calibration/measured_system.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include "scenarios/hardware_catalog.hpp"
 #include "topologies/cluster.hpp"
 
-namespace fathom::cli {
+namespace fathom::report {
 
 MeasuredSystem system_from_scenario(const scenario::Scenario& s) {
   MeasuredSystem m;
@@ -70,4 +70,4 @@ calib::ClusterForNodes cluster_for(const MeasuredSystem& system) {
   };
 }
 
-}  // namespace fathom::cli
+}  // namespace fathom::report

@@ -1,0 +1,26 @@
+// Names and formats the training writers share.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/hardware/accelerator.hpp"
+#include "models/workloads/training/step_model.hpp"
+
+namespace fathom::report {
+
+struct BreakdownComponent {
+  const char* key;    // JSON key under training.breakdown
+  const char* label;  // terminal label
+  double seconds;
+};
+
+std::vector<BreakdownComponent> components(const train::StepBreakdown& b);
+
+const char* precision_name(hw::Precision p);
+const char* recompute_name(train::Recompute r);
+
+// "12.34 GiB"
+std::string gib(double bytes);
+
+}  // namespace fathom::report

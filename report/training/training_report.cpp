@@ -1,0 +1,81 @@
+#include "report/training/training_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "report/training/training_labels.hpp"
+#include "topologies/cluster.hpp"
+
+namespace fathom::report {
+
+namespace {
+
+bool holds(const std::string& op, double actual, double wanted) {
+  if (op == ">=") return actual >= wanted;
+  if (op == "<=") return actual <= wanted;
+  if (op == ">") return actual > wanted;
+  if (op == "<") return actual < wanted;
+  return actual == wanted;
+}
+
+}  // namespace
+
+double training_figure(const std::string& key, const train::TrainingResult& r) {
+  if (key == "mfu") return r.mfu;
+  if (key == "step_time") return r.step_seconds;
+  if (key == "tokens_per_s") return r.tokens_per_s;
+  if (key == "time_to_train") return r.time_to_train_s;
+  if (key == "model_tflops_per_gpu") return r.model_tflops_per_gpu;
+  if (key == "hardware_tflops_per_gpu") return r.hardware_tflops_per_gpu;
+  return r.memory.peak_bytes;  // peak_memory_per_rank
+}
+
+TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::string> command_catalogs) {
+  TrainingReport report;
+  report.scenario = s;
+  report.command_catalogs = std::move(command_catalogs);
+  report.result = train::simulate_training_step(s.training, s.accelerator, s.cluster, s.collectives, s.seed);
+  report.topology = topo::build_cluster(s.cluster);
+  if (!report.fits()) return report;
+  for (const auto& e : s.expectations) {
+    const double actual = training_figure(e.key, report.result);
+    const bool pass = holds(e.op, actual, e.value);
+    report.all_pass = report.all_pass && pass;
+    report.expectations.push_back({e, actual, pass});
+  }
+  return report;
+}
+
+void require_fits(const TrainingReport& report) {
+  if (report.fits()) return;
+  const scenario::Scenario& s = report.scenario;
+  const train::MemoryReport& m = report.result.memory;
+  const auto it = s.locations.find("workload.parallel");
+  const auto at = it != s.locations.end() ? it->second : s.locations.at("workload");
+  throw scenario::ScenarioError(at, "workload.parallel",
+                                "a strategy whose ranks fit in " + gib(m.capacity_bytes) + " of HBM",
+                                gib(m.peak_bytes) + " on stage " + std::to_string(m.peak_stage) + " (not simulated)",
+                                "raise tp or pp, use recompute: full, a higher zero stage, or a smaller micro_batch");
+}
+
+// The criterion's value over the number written gives the unit's size (">= 45%": 0.01,
+// "<= 80GB": 1e9, "<= 2h": 3600).
+std::string in_written_unit(double actual, const scenario::Expectation& e) {
+  const std::size_t begin = e.text.find_first_of("0123456789.");
+  char buf[64];
+  if (begin != std::string::npos) {
+    std::size_t end = begin;
+    const double number = std::stod(e.text.substr(begin), &end);
+    std::string unit = e.text.substr(begin + end);
+    while (!unit.empty() && unit.back() == ' ') unit.pop_back();
+    if (number != 0 && e.value != 0 && std::isfinite(e.value / number)) {
+      std::snprintf(buf, sizeof buf, "%.4g%s", actual / (e.value / number), unit.c_str());
+      return buf;
+    }
+  }
+  std::snprintf(buf, sizeof buf, "%.6g", actual);
+  return buf;
+}
+
+}  // namespace fathom::report

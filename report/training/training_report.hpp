@@ -1,0 +1,53 @@
+// `simulate` for a training workload, as a result object: one step simulated, the scenario's
+// expectations evaluated, the cluster it ran on. Writers turn it into the terminal report, the
+// JSON report (docs/report.md documents the schema) and a Chrome trace of the step.
+#pragma once
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "models/workloads/training/step_model.hpp"
+#include "scenarios/scenario.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::report {
+
+struct ExpectationOutcome {
+  scenario::Expectation expectation;
+  double actual = 0;  // in SI units, as the expectation's value
+  bool pass = false;
+};
+
+struct TrainingReport {
+  scenario::Scenario scenario;
+  std::vector<std::string> command_catalogs;  // the command's --catalog folders (the JSON lists them)
+  topo::Topology topology;
+  train::TrainingResult result;
+  std::vector<ExpectationOutcome> expectations;  // empty when the strategy does not fit
+  bool all_pass = true;
+
+  // False when a rank's memory exceeds its HBM: the step was not simulated.
+  bool fits() const { return result.simulated; }
+};
+
+// Simulates one step and evaluates the expectations. A strategy that does not fit is not an
+// error here: fits() says so, and require_fits() turns it into one.
+TrainingReport evaluate_training(const scenario::Scenario& scenario, std::vector<std::string> command_catalogs = {});
+
+// scenario::ScenarioError at workload.parallel (bad input: exit 2) when the strategy does not fit.
+void require_fits(const TrainingReport& report);
+
+// The terminal report: scenario, cluster, workload, memory per rank, then (if it fits) the step
+// breakdown, throughput, the busiest link, the collectives, the expectations and the fingerprint.
+void write_training_summary(std::FILE* out, const TrainingReport& report);
+void write_training_json(std::ostream& out, const TrainingReport& report);
+void write_training_trace(std::ostream& out, const TrainingReport& report);
+
+// One of the figures an expectation can name (scenario::Expectation::key), in SI units.
+double training_figure(const std::string& key, const train::TrainingResult& result);
+// `actual` in the unit its expectation was written in (">= 45%" gives "47.12%").
+std::string in_written_unit(double actual, const scenario::Expectation& expectation);
+
+}  // namespace fathom::report

@@ -1,0 +1,128 @@
+// The report layer: result objects that agree with the models they summarise, and writers
+// that say what the result holds.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "report/collectives/nccl_tests_sweep.hpp"
+#include "report/traffic/traffic_report.hpp"
+#include "report/training/training_report.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/simulation.hpp"
+
+namespace fathom::report {
+namespace {
+
+std::string example(const std::string& name) { return std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/" + name; }
+
+// What a FILE* writer printed.
+template <typename Write>
+std::string printed(Write write) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* f = open_memstream(&buffer, &size);
+  REQUIRE(f != nullptr);
+  write(f);
+  std::fclose(f);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+TEST_CASE("a training report evaluates each expectation on the simulated figure it names") {
+  const scenario::Scenario s = scenario::load_scenario(example("pilot-16-nodes.yaml"));
+  const TrainingReport r = evaluate_training(s, {"my-catalogs"});
+  REQUIRE(r.fits());
+  REQUIRE(r.expectations.size() == 2);
+  CHECK(r.expectations[0].expectation.key == "mfu");
+  CHECK(r.expectations[0].actual == r.result.mfu);
+  CHECK(r.expectations[0].pass == (r.result.mfu >= 0.30));
+  CHECK(r.expectations[1].actual == r.result.memory.peak_bytes);
+  CHECK(r.expectations[1].pass == (r.result.memory.peak_bytes <= 80e9));
+  CHECK(r.all_pass == (r.expectations[0].pass && r.expectations[1].pass));
+
+  std::ostringstream json;
+  write_training_json(json, r);
+  CHECK(json.str().find("\"fingerprint\": \"" + sim::format_fingerprint(r.result.fingerprint) + "\"") !=
+        std::string::npos);
+  CHECK(json.str().find("\"my-catalogs\"") != std::string::npos);
+  const std::string summary = printed([&](std::FILE* f) { write_training_summary(f, r); });
+  CHECK(summary.find("expectations:") != std::string::npos);
+  CHECK(summary.find("fingerprint=" + sim::format_fingerprint(r.result.fingerprint)) != std::string::npos);
+}
+
+TEST_CASE("a strategy that does not fit is a result, and an error only when required to fit") {
+  const scenario::Scenario s = scenario::load_scenario(
+      example("pilot-16-nodes.yaml"), {"workload.parallel.tp=1", "workload.parallel.pp=1", "workload.recompute=none"});
+  const TrainingReport r = evaluate_training(s);
+  REQUIRE_FALSE(r.fits());
+  CHECK(r.result.memory.peak_bytes > r.result.memory.capacity_bytes);
+  CHECK(r.expectations.empty());
+  const std::string summary = printed([&](std::FILE* f) { write_training_summary(f, r); });
+  CHECK(summary.find("over)") != std::string::npos);
+  CHECK(summary.find("step time") == std::string::npos);
+  try {
+    require_fits(r);
+    FAIL("require_fits accepted a strategy that does not fit");
+  } catch (const scenario::ScenarioError& e) {
+    CHECK(std::string(e.what()).find("workload.parallel") != std::string::npos);
+  }
+}
+
+TEST_CASE("actual values are printed in the unit the expectation was written in") {
+  scenario::Expectation percent{"mfu", ">=", 0.45, ">= 45%", {}};
+  CHECK(in_written_unit(0.4712, percent) == "47.12%");
+  scenario::Expectation gigabytes{"peak_memory_per_rank", "<=", 80e9, "<= 80GB", {}};
+  CHECK(in_written_unit(75e9, gigabytes) == "75GB");
+  scenario::Expectation bare{"tokens_per_s", ">=", 0, ">= 0", {}};
+  CHECK(in_written_unit(1234.5, bare) == "1234.5");
+}
+
+TEST_CASE("an nccl-tests sweep doubles the size and reports nccl-tests' bus bandwidth") {
+  const scenario::Scenario s = scenario::load_scenario(example("dgx-h100-node.yaml"));
+  NcclTestsRequest q;
+  q.min_bytes = 1 << 20;
+  q.max_bytes = 8 << 20;
+  const NcclTestsSweep w = run_nccl_tests_sweep(s, q);
+  REQUIRE(w.rows.size() == 4);
+  const int n = static_cast<int>(w.rank_vertices.size());
+  CHECK(n == 8);
+  for (std::size_t i = 0; i < w.rows.size(); ++i) {
+    const coll::NcclSize& z = w.rows[i].size;
+    CHECK(z.bytes == (std::int64_t{1} << 20) << i);
+    CHECK(z.algbw_gbps == doctest::Approx(z.bytes / z.timing.seconds / 1e9));
+    CHECK(z.busbw_gbps == doctest::Approx(z.algbw_gbps * 2.0 * (n - 1) / n));  // all-reduce's factor
+  }
+  const std::string table = printed([&](std::FILE* f) { write_nccl_tests_table(f, w); });
+  CHECK(table.find("# Avg bus bandwidth") != std::string::npos);
+
+  q.nodes = 2;  // the scenario has one node
+  CHECK_THROWS_WITH_AS(run_nccl_tests_sweep(s, q), doctest::Contains("--nodes"), std::invalid_argument);
+}
+
+TEST_CASE("a traffic report's summary agrees with its flows") {
+  const TrafficReport t = evaluate_traffic(scenario::load_scenario(example("fat-tree-a2a-64.yaml")), false);
+  const PreparedTraffic& p = t.traffic;
+  REQUIRE(!p.flows.empty());
+  double bytes = 0;
+  for (const auto& f : p.flows) bytes += f.bytes;
+  CHECK(t.total_bytes == bytes);
+  CHECK(t.completion.p50_s <= t.completion.p99_s);
+  CHECK(t.completion.p99_s <= t.completion.max_s);
+  CHECK(t.completion.max_s <= t.result.makespan.to_seconds());
+  // No link carried more bytes per unit of capacity than the busiest one.
+  const auto load = [&](std::size_t l) {
+    return t.result.link_bytes[l] / p.topology.link(static_cast<topo::LinkId>(l)).bytes_per_s;
+  };
+  for (std::size_t l = 0; l < t.result.link_bytes.size(); ++l) CHECK(load(l) <= load(t.busiest_link));
+
+  CHECK_THROWS_AS(evaluate_traffic(scenario::load_scenario(example("dgx-h100-node.yaml")), false),
+                  scenario::ScenarioError);
+}
+
+}  // namespace
+}  // namespace fathom::report
