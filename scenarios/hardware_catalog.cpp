@@ -1,5 +1,7 @@
 #include "scenarios/hardware_catalog.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <utility>
 
 #include "scenarios/accelerator_catalog.hpp"
@@ -44,6 +46,15 @@ CatalogNode read_node_entry(MapReader& fields, const std::string& name) {
     entry.source = fields.required<std::string>("source", "a string naming the public documents the figures come from");
     // Checked against the accelerator catalog here, so that a misspelt name fails at its line.
     entry.accelerator = catalog_accelerator(fields.value("accelerator", "an accelerator of the hardware catalog")).name;
+  }
+  entry.measured_as.clear();
+  const ListReader measured_as = fields.optional_list("measured_as");
+  for (std::size_t i = 0; i < measured_as.size(); ++i) {
+    std::string token = measured_as.at(i).as<std::string>("a lower-case name such as h100");
+    if (token.empty() || std::any_of(token.begin(), token.end(), [](unsigned char c) { return std::isupper(c); })) {
+      measured_as.at(i).fail("a lower-case name such as h100");
+    }
+    entry.measured_as.push_back(std::move(token));
   }
   entry.node = read_node_fields(fields, entry.node);
   entry.name = name;

@@ -20,6 +20,10 @@ struct CatalogNode {
   std::string name;         // "dgx-h100"
   std::string source;       // the public documents its figures come from
   std::string accelerator;  // its GPU's entry in the accelerator catalog ("h100-sxm")
+  // `measured_as`: the names measurement files use for this system ("h100" in a folder name or
+  // a device name); `fathom calibrate` without --node picks the node they name. Not inherited
+  // through `base:`: a variant is not the reference node of its GPU.
+  std::vector<std::string> measured_as;
   topo::NodeSpec node;
 };
 

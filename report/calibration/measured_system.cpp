@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <stdexcept>
 
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/hardware_catalog.hpp"
+#include "scenarios/user_catalogs.hpp"
 #include "topologies/cluster.hpp"
 
 namespace fathom::report {
@@ -46,16 +48,21 @@ MeasuredSystem system_from_node(const std::string& node) {
 }
 
 std::string guess_node(const std::vector<std::string>& texts) {
-  static const std::vector<std::pair<std::string, std::string>> kGpus = {{"h100", "dgx-h100"},
-                                                                         {"a100", "dgx-a100"},
-                                                                         {"h200", "hgx-h200"},
-                                                                         {"mi300x", "mi300x-platform"},
-                                                                         {"gb200", "gb200-nvl72"}};
+  // Each name a catalog node is measured as, claimed by the first node in search order: the
+  // user catalogs' (latest first), then the built-in ones.
+  std::map<std::string, std::string> claimed;
+  std::vector<std::string> names = scenario::catalog_node_names();
+  std::stable_partition(names.begin(), names.end(), [](const std::string& n) {
+    return scenario::catalog_origin("node", n).rfind("<built-in>", 0) != 0;
+  });
+  for (const auto& name : names) {
+    for (const auto& token : scenario::find_catalog_node(name)->measured_as) claimed.emplace(token, name);
+  }
   std::set<std::string> found;
   for (std::string t : texts) {
     std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (const auto& [gpu, node] : kGpus) {
-      if (t.find(gpu) != std::string::npos) found.insert(node);
+    for (const auto& [token, node] : claimed) {
+      if (t.find(token) != std::string::npos) found.insert(node);
     }
   }
   return found.size() == 1 ? *found.begin() : std::string();

@@ -32,8 +32,8 @@ MeasuredSystem system_from_scenario(const scenario::Scenario& s);
 // cannot hold the nodes. std::invalid_argument for an unknown node, listing the catalog's.
 MeasuredSystem system_from_node(const std::string& node);
 
-// The catalog node whose GPU the texts name ("h100", "a100", "h200" in a path or device name);
-// "" when none or several do.
+// The catalog node the texts name through its `measured_as` names ("h100" in a path or device
+// name), user catalogs first; "" when none or several nodes do.
 std::string guess_node(const std::vector<std::string>& texts);
 
 calib::ClusterForNodes cluster_for(const MeasuredSystem& system);

@@ -4,14 +4,18 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "report/calibration/measured_system.hpp"
 #include "report/collectives/nccl_tests_sweep.hpp"
 #include "report/traffic/traffic_report.hpp"
 #include "report/training/training_report.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/user_catalogs.hpp"
 #include "sim/simulation.hpp"
 
 namespace fathom::report {
@@ -122,6 +126,33 @@ TEST_CASE("a traffic report's summary agrees with its flows") {
 
   CHECK_THROWS_AS(evaluate_traffic(scenario::load_scenario(example("dgx-h100-node.yaml")), false),
                   scenario::ScenarioError);
+}
+
+}  // namespace
+}  // namespace fathom::report
+
+namespace fathom::report {
+namespace {
+
+TEST_CASE("calibrate's system is the catalog node the inputs name through measured_as") {
+  CHECK(guess_node({"../shared/calibration-data/azure-nd-h100-v5/nccl_all_reduce.csv"}) == "dgx-h100");
+  CHECK(guess_node({"runs/A100-sxm/gemm.csv"}) == "dgx-a100");
+  CHECK(guess_node({"runs/h100", "runs/a100"}).empty());  // two systems: the user must say
+  CHECK(guess_node({"runs/unknown-gpu"}).empty());
+
+  // A user catalog's node claims a name before the built-in one.
+  const auto dir = std::filesystem::temp_directory_path() / "fathom-report-tests" / "measured-as";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "nodes.yaml") << "my-h100-box:\n  base: dgx-h100\n  nics: 4\n  measured_as: [h100]\n";
+  {
+    const scenario::ScopedCatalogs scope({dir.string()});
+    CHECK(guess_node({"runs/h100"}) == "my-h100-box");
+  }
+  // Without measured_as a variant claims nothing: the built-in node keeps the name.
+  std::ofstream(dir / "nodes.yaml") << "my-h100-box:\n  base: dgx-h100\n  nics: 4\n";
+  const scenario::ScopedCatalogs scope({dir.string()});
+  CHECK(guess_node({"runs/h100"}) == "dgx-h100");
 }
 
 }  // namespace
