@@ -4,7 +4,9 @@
 #include <cctype>
 #include <utility>
 
+#include "models/hardware/node_parameters.hpp"
 #include "scenarios/accelerator_catalog.hpp"
+#include "scenarios/declared_reader.hpp"
 #include "scenarios/user_catalogs.hpp"
 
 namespace fathom::scenario {
@@ -62,17 +64,7 @@ CatalogNode read_node_entry(MapReader& fields, const std::string& name) {
 }
 
 topo::NodeSpec read_node_fields(MapReader& node, topo::NodeSpec n) {
-  n.gpus = node.non_negative_int("gpus", n.gpus);
-  n.nics = node.non_negative_int("nics", n.nics);
-  n.nvlink_bytes_per_s = node.bandwidth("nvlink_bandwidth", n.nvlink_bytes_per_s);
-  n.nvlink_latency_ns = node.duration("nvlink_latency", sim::SimTime::from_ns(n.nvlink_latency_ns)).ns();
-  n.nvswitches = node.non_negative_int("nvswitches", n.nvswitches);
-  n.nvls = node.optional<bool>("nvls", n.nvls);
-  n.nvlink_domain_nodes = node.positive_int("nvlink_domain_nodes", n.nvlink_domain_nodes);
-  n.pcie_bytes_per_s = node.bandwidth("pcie_bandwidth", n.pcie_bytes_per_s);
-  n.pcie_latency_ns = node.duration("pcie_latency", sim::SimTime::from_ns(n.pcie_latency_ns)).ns();
-  n.nic_bytes_per_s = node.bandwidth("nic_bandwidth", n.nic_bytes_per_s);
-  n.local_nvme_bytes = static_cast<double>(node.bytes("local_nvme", static_cast<std::int64_t>(n.local_nvme_bytes)));
+  read_declared(node, hw::node_parameters(), n);
   return n;
 }
 

@@ -44,14 +44,10 @@ std::vector<std::string> catalog_node_names();
 // and a "did you mean".
 const CatalogNode& catalog_node(const ValueReader& value);
 
-// The keys a node mapping holds (besides `base` and, in the catalog, `source` and
-// `accelerator`).
-inline constexpr std::string_view kNodeKeys[] = {
-    "gpus",           "nics",         "nvlink_bandwidth", "nvlink_latency", "nvswitches", "nvls", "nvlink_domain_nodes",
-    "pcie_bandwidth", "pcie_latency", "nic_bandwidth",    "local_nvme"};
-
-// Reads the node keys present in `node` over `base`; keys absent keep base's value. Does not
-// call finish(): the caller reads its own extra keys first.
+// Reads the node keys present in `node` (hw::node_parameters(): every key a node mapping holds
+// besides `base` and, in the catalog, `source`, `accelerator` and `measured_as`) over `base`;
+// keys absent keep base's value. Does not call finish(): the caller reads its own extra keys
+// first.
 topo::NodeSpec read_node_fields(MapReader& node, topo::NodeSpec base);
 
 // One node entry named `name`: in full (`source`, `accelerator` and the node keys), or `base:

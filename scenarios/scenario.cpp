@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/hardware/node_parameters.hpp"
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/calibration_profile.hpp"
 #include "scenarios/collectives_reader.hpp"
@@ -66,8 +67,8 @@ void read_node(Scenario& s, MapReader& cluster, std::string& node_accelerator) {
     node_accelerator = entry.accelerator;
     used(s, "node", entry.name);
   }
-  for (auto key : kNodeKeys) {
-    if (auto v = node.find(key)) note(s, *v);
+  for (const auto& p : hw::node_parameters()) {
+    if (auto v = node.find(p.key)) note(s, *v);
   }
   s.cluster.node = read_node_fields(node, base);
   node.finish();

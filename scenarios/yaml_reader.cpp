@@ -190,6 +190,10 @@ double ValueReader::fraction() const {
 }
 
 std::string ValueReader::one_of(std::initializer_list<std::string_view> choices) const {
+  return one_of(std::vector<std::string_view>(choices));
+}
+
+std::string ValueReader::one_of(const std::vector<std::string_view>& choices) const {
   std::vector<std::string> names(choices.begin(), choices.end());
   const std::string expected = "one of " + quoted_list(names);
   if (!node_.IsScalar()) fail(expected);

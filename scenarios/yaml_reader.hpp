@@ -81,6 +81,7 @@ class ValueReader {
   double fraction() const;       // 0 .. 1, as "0.4" or "40%"
   // One of `choices`, spelled exactly; a near miss gets a "did you mean".
   std::string one_of(std::initializer_list<std::string_view> choices) const;
+  std::string one_of(const std::vector<std::string_view>& choices) const;
 
   MapReader map() const;    // this node as a mapping
   ListReader list() const;  // this node as a sequence

@@ -2,6 +2,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/collectives/collective_parameters.hpp"
 #include "models/collectives/collective_timer.hpp"
 #include "models/collectives/nccl_tests.hpp"
 
@@ -20,36 +22,38 @@ namespace {
 
 // The candidates, in the order the identifiability check considers them: alpha before launch,
 // so that when the data cannot tell them apart (one step count everywhere) alpha is fitted and
-// launch keeps its start value.
+// launch keeps its start value. Each is a declared parameter of CollectiveParams
+// (collective_parameters.hpp), which gives its name in the fit, how to read and set it, and
+// whether it is a time.
 enum Index { kAlpha, kStep, kNvlsStep, kLLAlpha, kLL128Alpha, kLaunch, kRing, kTree, kNvls, kNic, kCount };
-constexpr const char* kNames[kCount] = {"alpha_ns",  "step_ns", "nvls_step_ns", "ll_alpha_ns", "ll128_alpha_ns",
-                                        "launch_ns", "ring",    "tree",         "nvls",        "nic"};
-bool is_time(int j) { return j <= kLaunch; }
+constexpr std::string_view kKeys[kCount] = {"alpha",           "step",          "nvls_step",       "ll_alpha",
+                                            "ll128_alpha",     "launch",        "efficiency.ring", "efficiency.tree",
+                                            "efficiency.nvls", "efficiency.nic"};
+
+const params::Parameter<coll::CollectiveParams>& declared(int j) {
+  static const auto table = [] {
+    std::array<const params::Parameter<coll::CollectiveParams>*, kCount> t{};
+    for (int i = 0; i < kCount; ++i)
+      t[static_cast<std::size_t>(i)] = params::find(coll::collective_parameters(), kKeys[i]);
+    return t;
+  }();
+  return *table[static_cast<std::size_t>(j)];
+}
+// The name the declared parameter `key` is fitted under.
+std::string fit_name(std::string_view key) {
+  return std::string(params::find(coll::collective_parameters(), key)->fit_name);
+}
+
+bool is_time(int j) { return declared(j).quantity == params::Quantity::kDuration; }
 
 std::vector<double> to_vector(const coll::CollectiveParams& p) {
-  return {static_cast<double>(p.alpha_ns),
-          static_cast<double>(p.step_ns),
-          static_cast<double>(p.nvls_step_ns),
-          static_cast<double>(p.ll.alpha_ns),
-          static_cast<double>(p.ll128.alpha_ns),
-          static_cast<double>(p.launch_ns),
-          p.efficiency.ring,
-          p.efficiency.tree,
-          p.efficiency.nvls,
-          p.efficiency.nic};
+  std::vector<double> x;
+  for (int j = 0; j < kCount; ++j) x.push_back(declared(j).get(p));
+  return x;
 }
 
 coll::CollectiveParams from_vector(coll::CollectiveParams p, const std::vector<double>& x) {
-  p.alpha_ns = std::llround(x[kAlpha]);
-  p.step_ns = std::llround(x[kStep]);
-  p.nvls_step_ns = std::llround(x[kNvlsStep]);
-  p.ll.alpha_ns = std::llround(x[kLLAlpha]);
-  p.ll128.alpha_ns = std::llround(x[kLL128Alpha]);
-  p.launch_ns = std::llround(x[kLaunch]);
-  p.efficiency.ring = x[kRing];
-  p.efficiency.tree = x[kTree];
-  p.efficiency.nvls = x[kNvls];
-  p.efficiency.nic = x[kNic];
+  for (int j = 0; j < kCount; ++j) declared(j).set(p, x[static_cast<std::size_t>(j)]);
   return p;
 }
 
@@ -212,7 +216,7 @@ CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vect
   for (int j = 0; j < kCount; ++j) {
     const bool time = is_time(j);
     FitParameter p;
-    p.name = kNames[j];
+    p.name = std::string(declared(j).fit_name);
     p.value = x0[j];
     p.lower = 0;
     p.upper = time ? 1e6 : 1.0;  // 1 ms per step or launch; a fraction of line rate
@@ -227,7 +231,7 @@ CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vect
   std::vector<double> x;
   for (const auto& p : fit.result.parameters) x.push_back(p.value);
   fit.params = from_vector(start, x);
-  for (int j : candidates) (keep[j] ? fit.fitted : fit.not_identified).push_back(kNames[j]);
+  for (int j : candidates) (keep[j] ? fit.fitted : fit.not_identified).push_back(std::string(declared(j).fit_name));
   return fit;
 }
 
@@ -373,15 +377,15 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
     other.nvls_adaptive_chunk = !start.nvls_adaptive_chunk;
     CollectiveFit alternative = fit_continuous(cluster_for, series, other, options, measured, timers);
     if (sum_squared_relative(alternative.result) < sum_squared_relative(best.result)) best = std::move(alternative);
-    discrete.push_back("nvls_adaptive_chunk");
+    discrete.push_back(fit_name("nvls_adaptive_chunk"));
   }
   // The tuner's algorithm thresholds first (they decide which points run trees), then each
   // family's protocol thresholds, then the algorithm thresholds once more with the protocols set.
-  const std::pair<const char*, Bound> algorithm_bounds[] = {
-      {"nvls_min_bytes", &coll::CollectiveParams::nvls_min_bytes},
-      {"tree_max_bytes", &coll::CollectiveParams::tree_max_bytes},
+  const std::pair<std::string, Bound> algorithm_bounds[] = {
+      {fit_name("nvls_min"), &coll::CollectiveParams::nvls_min_bytes},
+      {fit_name("tree_max"), &coll::CollectiveParams::tree_max_bytes},
   };
-  std::vector<std::pair<const char*, Bound>> searched;
+  std::vector<std::pair<std::string, Bound>> searched;
   for (const auto& [name, bound] : algorithm_bounds) {
     if (!algorithm_threshold_matters(cluster_for, series, best.params, bound, options, timers)) continue;
     best = search_threshold(cluster_for, series, std::move(best), bound, 0, std::numeric_limits<double>::infinity(),
@@ -392,14 +396,14 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
   if (protocols_by_size(cluster_for, series, best.params, options, false, timers)) {
     best = fit_protocol_thresholds(cluster_for, series, best, &coll::CollectiveParams::ll_max_bytes,
                                    &coll::CollectiveParams::ll128_max_bytes, options, measured, timers);
-    discrete.push_back("ll128_max_bytes");
-    discrete.push_back("ll_max_bytes");
+    discrete.push_back(fit_name("ll128_max"));
+    discrete.push_back(fit_name("ll_max"));
   }
   if (protocols_by_size(cluster_for, series, best.params, options, true, timers)) {
     best = fit_protocol_thresholds(cluster_for, series, best, &coll::CollectiveParams::tree_ll_max_bytes,
                                    &coll::CollectiveParams::tree_ll128_max_bytes, options, measured, timers);
-    discrete.push_back("tree_ll128_max_bytes");
-    discrete.push_back("tree_ll_max_bytes");
+    discrete.push_back(fit_name("tree_ll128_max"));
+    discrete.push_back(fit_name("tree_ll_max"));
   }
   for (const auto& [name, bound] : searched) {
     best = search_threshold(cluster_for, series, std::move(best), bound, 0, std::numeric_limits<double>::infinity(),
@@ -407,10 +411,10 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
   }
   // A profile that sets the ring's protocol bounds and not the tree's gives the tree the ring's
   // (scenarios/collectives_reader.cpp): predict with what the written profile will say.
-  const auto has = [&](const char* name) {
-    return std::find(discrete.begin(), discrete.end(), name) != discrete.end();
+  const auto has = [&](const char* key) {
+    return std::find(discrete.begin(), discrete.end(), fit_name(key)) != discrete.end();
   };
-  if (has("ll128_max_bytes") && !has("tree_ll128_max_bytes")) {
+  if (has("ll128_max") && !has("tree_ll128_max")) {
     best.params.tree_ll_max_bytes = best.params.ll_max_bytes;
     best.params.tree_ll128_max_bytes = best.params.ll128_max_bytes;
   }

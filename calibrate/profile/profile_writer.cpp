@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
+
+#include "models/collectives/collective_parameters.hpp"
+#include "models/params/parameter_text.hpp"
 
 namespace fathom::calib {
 
@@ -153,34 +157,21 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
   if (c.collectives) {
     const CollectiveFit& f = *c.collectives;
     y << "collectives:\n";
-    if (fitted(f, "alpha_ns")) y << "  alpha: " << ns(static_cast<double>(f.params.alpha_ns)) << "\n";
-    if (fitted(f, "launch_ns")) y << "  launch: " << ns(static_cast<double>(f.params.launch_ns)) << "\n";
-    if (fitted(f, "step_ns")) y << "  step: " << ns(static_cast<double>(f.params.step_ns)) << "\n";
-    if (fitted(f, "nvls_step_ns")) y << "  nvls_step: " << ns(static_cast<double>(f.params.nvls_step_ns)) << "\n";
-    if (fitted(f, "ll_alpha_ns")) y << "  ll_alpha: " << ns(static_cast<double>(f.params.ll.alpha_ns)) << "\n";
-    if (fitted(f, "ll128_alpha_ns")) {
-      y << "  ll128_alpha: " << ns(static_cast<double>(f.params.ll128.alpha_ns)) << "\n";
+    // Each fitted parameter under its declared key; nested keys ("efficiency.ring") as one flow
+    // mapping per parent, after the plain ones (the declaration lists them last).
+    std::map<std::string, std::string> nested;
+    for (const auto& p : coll::collective_parameters()) {
+      if (p.fit_name.empty() || !fitted(f, std::string(p.fit_name))) continue;
+      const std::string text = params::exact_text(p.quantity, p.get(f.params), p.choices);
+      const std::size_t dot = p.key.find('.');
+      if (dot == std::string_view::npos) {
+        y << "  " << p.key << ": " << text << "\n";
+        continue;
+      }
+      std::string& group = nested[std::string(p.key.substr(0, dot))];
+      group += (group.empty() ? "" : ", ") + std::string(p.key.substr(dot + 1)) + ": " + text;
     }
-    if (fitted(f, "ll_max_bytes")) y << "  ll_max: " << std::llround(f.params.ll_max_bytes) << "B\n";
-    if (fitted(f, "ll128_max_bytes")) y << "  ll128_max: " << std::llround(f.params.ll128_max_bytes) << "B\n";
-    if (fitted(f, "tree_ll_max_bytes")) y << "  tree_ll_max: " << std::llround(f.params.tree_ll_max_bytes) << "B\n";
-    if (fitted(f, "tree_ll128_max_bytes")) {
-      y << "  tree_ll128_max: " << std::llround(f.params.tree_ll128_max_bytes) << "B\n";
-    }
-    if (fitted(f, "nvls_min_bytes")) y << "  nvls_min: " << std::llround(f.params.nvls_min_bytes) << "B\n";
-    if (fitted(f, "tree_max_bytes")) y << "  tree_max: " << std::llround(f.params.tree_max_bytes) << "B\n";
-    if (fitted(f, "nvls_adaptive_chunk")) {
-      y << "  nvls_adaptive_chunk: " << (f.params.nvls_adaptive_chunk ? "true" : "false") << "\n";
-    }
-    std::string eff;
-    const auto add = [&](const char* name, double v) {
-      if (fitted(f, name)) eff += std::string(eff.empty() ? "" : ", ") + name + ": " + num(v);
-    };
-    add("ring", f.params.efficiency.ring);
-    add("tree", f.params.efficiency.tree);
-    add("nvls", f.params.efficiency.nvls);
-    add("nic", f.params.efficiency.nic);
-    if (!eff.empty()) y << "  efficiency: {" << eff << "}\n";
+    for (const auto& [parent, group] : nested) y << "  " << parent << ": {" << group << "}\n";
   }
 
   y << "fits:\n";

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "models/collectives/collective_params.hpp"
+
 namespace fathom::hw {
 
 enum class Precision { kFp32, kTf32, kBf16, kFp8 };
@@ -59,8 +61,10 @@ struct DefaultEfficiencies {
   GemmTiles gemm_tiles;
   double attention = 0.6;  // fused (FlashAttention-style) attention, fraction of peak
   double hbm = 0.85;       // streaming kernels, fraction of HBM bandwidth
-  double nvlink = 0.82;    // collectives over NVLink, fraction of line rate
-  double nic = 0.9;        // collectives over the NICs, fraction of line rate
+  // Collectives over NVLink and over the NICs, fractions of line rate: the collective model's own
+  // defaults (collective_params.hpp gives their sources).
+  double nvlink = coll::AlgorithmEfficiency{}.ring;
+  double nic = coll::AlgorithmEfficiency{}.nic;
 };
 
 struct AcceleratorSpec {

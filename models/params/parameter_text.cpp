@@ -1,0 +1,99 @@
+#include "models/params/parameter_text.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+namespace fathom::params {
+
+namespace {
+
+std::string general(double v) {
+  if (std::isnan(v)) return ".nan";
+  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string whole(double v) { return std::to_string(std::llround(v)); }
+
+std::string choice(double v, std::string_view choices) {
+  const std::vector<std::string_view> words = choice_words(choices);
+  const auto i = static_cast<std::size_t>(std::llround(v));
+  return i < words.size() ? std::string(words[i]) : whole(v);
+}
+
+// The largest of `units` (name, size) that divides `v`, else the first.
+std::string in_largest_unit(double v, std::initializer_list<std::pair<const char*, double>> units) {
+  const std::int64_t n = std::llround(v);
+  std::pair<const char*, double> best = *units.begin();
+  for (const auto& u : units) {
+    const auto size = static_cast<std::int64_t>(u.second);
+    if (n != 0 && n % size == 0) best = u;
+  }
+  return std::to_string(n / static_cast<std::int64_t>(best.second)) + best.first;
+}
+
+}  // namespace
+
+std::string exact_text(Quantity quantity, double v, std::string_view choices) {
+  switch (quantity) {
+    case Quantity::kDuration:
+      return whole(v) + "ns";
+    case Quantity::kBytes:
+      return whole(v) + "B";
+    case Quantity::kBandwidth:
+      return general(v) + "B/s";
+    case Quantity::kFraction:
+      return general(v);
+    case Quantity::kPositiveInt:
+    case Quantity::kNonNegativeInt:
+      return whole(v);
+    case Quantity::kBool:
+      return v != 0 ? "true" : "false";
+    case Quantity::kChoice:
+      return choice(v, choices);
+  }
+  return general(v);
+}
+
+std::string readable_text(Quantity quantity, double v, std::string_view choices) {
+  switch (quantity) {
+    case Quantity::kDuration:
+      return in_largest_unit(v, {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}});
+    case Quantity::kBytes:
+      return in_largest_unit(v, {{"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}});
+    case Quantity::kBandwidth:
+      return general(v / 1e9) + "GB/s";
+    case Quantity::kFraction:
+      return general(std::round(v * 1e4) / 1e4);
+    default:
+      return exact_text(quantity, v, choices);
+  }
+}
+
+std::string_view quantity_name(Quantity quantity) {
+  switch (quantity) {
+    case Quantity::kDuration:
+      return "duration";
+    case Quantity::kBytes:
+      return "bytes";
+    case Quantity::kBandwidth:
+      return "bandwidth";
+    case Quantity::kFraction:
+      return "fraction";
+    case Quantity::kPositiveInt:
+      return "integer >= 1";
+    case Quantity::kNonNegativeInt:
+      return "integer >= 0";
+    case Quantity::kBool:
+      return "true/false";
+    case Quantity::kChoice:
+      return "choice";
+  }
+  return "";
+}
+
+}  // namespace fathom::params

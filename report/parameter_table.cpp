@@ -1,0 +1,73 @@
+#include "report/parameter_table.hpp"
+
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include "models/collectives/collective_parameters.hpp"
+#include "models/hardware/node_parameters.hpp"
+#include "models/params/parameter_text.hpp"
+
+namespace fathom::report {
+
+namespace {
+
+// A table cell: pipes escaped.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+template <class Spec>
+void table(std::ostringstream& md, std::string_view title, std::string_view intro,
+           const std::vector<params::Parameter<Spec>>& declared) {
+  md << "## " << title << "\n\n" << intro << "\n\n";
+  md << "| key | quantity | default | calibrated as | meaning | default from |\n";
+  md << "|---|---|---|---|---|---|\n";
+  for (const auto& p : declared) {
+    std::string quantity(params::quantity_name(p.quantity));
+    if (p.quantity == params::Quantity::kChoice) {
+      quantity = "one of";
+      for (auto w : params::choice_words(p.choices)) quantity += " `" + std::string(w) + "`";
+    }
+    if (p.positive) quantity += ", above 0";
+    if (p.max < 1e300) quantity += ", at most " + params::readable_text(p.quantity, p.max, p.choices);
+    md << "| `" << p.key << "` | " << cell(quantity) << " | `"
+       << params::readable_text(p.quantity, p.default_value(), p.choices) << "` | "
+       << (p.fit_name.empty() ? std::string("—") : "`" + std::string(p.fit_name) + "`") << " | " << cell(p.doc) << " | "
+       << cell(p.source) << " |\n";
+  }
+  md << "\n";
+}
+
+}  // namespace
+
+std::string parameter_tables_markdown() {
+  std::ostringstream md;
+  md << "# Declared parameters\n\n"
+        "Generated from the code by `build/tests/parameter-table > docs/parameters.md` (the ctest\n"
+        "`parameter_table_docs` fails while this file and the code disagree): do not edit it by hand.\n\n"
+        "Each spec declares its parameters once (`models/params/parameter.hpp`): key, quantity, the\n"
+        "member it sets, one line of meaning and the source of its default. The scenario loader and\n"
+        "`--set` read that declaration, a calibrated profile writes the keys it fitted from it, and\n"
+        "`fathom calibrate` names them in its report by the `calibrated as` column. A default is the\n"
+        "struct member's initialiser; a catalog entry (a node, an accelerator's efficiencies) replaces\n"
+        "it where the entry says so ([hardware.md](hardware.md)). Quantities take units as\n"
+        "[scenarios.md](scenarios.md#units) describes.\n\n";
+  table(md, "`collectives:`",
+        "A scenario's or a calibrated profile's `collectives:` section; `efficiency.ring` is written\n"
+        "`efficiency: {ring: 0.8}`. Models: [collectives.md](collectives.md), "
+        "[nccl-tests.md](nccl-tests.md).",
+        coll::collective_parameters());
+  table(md, "`cluster.node` and node catalog entries",
+        "A scenario's `cluster.node` mapping (with or without `base:`) and each entry of a node\n"
+        "catalog, which adds `source`, `accelerator` and `measured_as` ([hardware.md](hardware.md#nodes)).",
+        hw::node_parameters());
+  return md.str();
+}
+
+}  // namespace fathom::report

@@ -1,0 +1,53 @@
+#include "scenarios/declared_reader.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace fathom::scenario {
+
+double read_parameter_value(const ValueReader& v, params::Quantity quantity, bool positive, double max,
+                            std::string_view doc, std::string_view choices) {
+  const Sign sign = positive ? Sign::kPositive : Sign::kNonNegative;
+  const std::string why = " (" + std::string(doc) + ")";
+  double x = 0;
+  switch (quantity) {
+    case params::Quantity::kDuration:
+      x = static_cast<double>(v.duration(sign).ns());
+      break;
+    case params::Quantity::kBytes:
+      x = static_cast<double>(v.bytes(sign));
+      break;
+    case params::Quantity::kBandwidth:
+      x = v.bandwidth(sign);
+      break;
+    case params::Quantity::kFraction:
+      x = v.fraction();
+      if (positive && !(x > 0)) v.fail("a fraction above 0" + why);
+      break;
+    case params::Quantity::kPositiveInt:
+      x = v.positive_int();
+      break;
+    case params::Quantity::kNonNegativeInt:
+      x = v.non_negative_int();
+      break;
+    case params::Quantity::kBool:
+      x = v.as<bool>("true or false" + why) ? 1 : 0;
+      break;
+    case params::Quantity::kChoice: {
+      const std::vector<std::string_view> words = params::choice_words(choices);
+      const std::string word = v.one_of(words);
+      for (std::size_t i = 0; i < words.size(); ++i) {
+        if (words[i] == word) x = static_cast<double>(i);
+      }
+      break;
+    }
+  }
+  if (x > max) {
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%.15g", max);
+    v.fail("at most " + std::string(bound) + why);
+  }
+  return x;
+}
+
+}  // namespace fathom::scenario

@@ -1,0 +1,58 @@
+// Reads a spec's declared parameters (models/params/parameter.hpp) from its YAML section: each
+// key present is parsed as its quantity, checked against its bounds and set on the spec; keys
+// with a dot ("efficiency.ring") are read from the nested mapping. Errors are located at the
+// value, as every reader's.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/params/parameter.hpp"
+#include "scenarios/yaml_reader.hpp"
+
+namespace fathom::scenario {
+
+// The value `v` as the parameter's quantity, in SI units (nanoseconds for durations; a choice's
+// index), or a ScenarioError at `v`.
+double read_parameter_value(const ValueReader& v, params::Quantity quantity, bool positive, double max,
+                            std::string_view doc, std::string_view choices);
+
+// Declares the section's keys (and the nested sections' keys) for "did you mean" hints.
+template <class Spec>
+void declare_parameters(MapReader& section, const std::vector<params::Parameter<Spec>>& declared) {
+  for (const auto& p : declared) {
+    const std::string key(p.key.substr(0, p.key.find('.')));
+    section.declare({key});
+  }
+}
+
+// Reads every declared key present in `section` over `spec`. Nested sections are finished here
+// (an unknown key in them is an error); `section` itself is left for the caller to finish.
+// `note`, when set, is called with every value read.
+template <class Spec>
+void read_declared(MapReader& section, const std::vector<params::Parameter<Spec>>& declared, Spec& spec,
+                   const std::function<void(const ValueReader&)>& note = {}) {
+  declare_parameters(section, declared);
+  std::map<std::string, MapReader> nested;
+  for (const auto& p : declared) {
+    const std::size_t dot = p.key.find('.');
+    if (dot == std::string_view::npos) continue;
+    const std::string parent(p.key.substr(0, dot));
+    auto it = nested.find(parent);
+    if (it == nested.end()) it = nested.emplace(parent, section.optional_child(parent)).first;
+    it->second.declare({p.key.substr(dot + 1)});
+  }
+  for (const auto& p : declared) {
+    const std::size_t dot = p.key.find('.');
+    MapReader& in = dot == std::string_view::npos ? section : nested.at(std::string(p.key.substr(0, dot)));
+    const auto v = in.find(dot == std::string_view::npos ? p.key : p.key.substr(dot + 1));
+    if (!v) continue;
+    if (note) note(*v);
+    p.set(spec, read_parameter_value(*v, p.quantity, p.positive, p.max, p.doc, p.choices));
+  }
+  for (auto& [name, reader] : nested) reader.finish();
+}
+
+}  // namespace fathom::scenario
