@@ -17,6 +17,7 @@
 #include "scenarios/model_catalog.hpp"
 #include "scenarios/user_catalogs.hpp"
 #include "scenarios/yaml_reader.hpp"
+#include "sim/errors.hpp"
 #include "topologies/cluster.hpp"
 
 namespace fathom::scenario {
@@ -124,8 +125,8 @@ std::string nearest_written(const Scenario& s, std::string key) {
   return key;
 }
 
-// "fabric.tier[1].link_bytes_per_s (leaf-spine): ..." from the topology builder becomes the
-// scenario's key path "cluster.fabric.links[1].bandwidth".
+// A field of the cluster spec as the topology builder names it ("fabric.tier[1].link_bytes_per_s")
+// becomes the scenario's key path ("cluster.fabric.links[1].bandwidth").
 std::string scenario_key(std::string field) {
   auto replace = [&](std::string_view from, std::string_view to) {
     if (auto pos = field.find(from); pos != std::string::npos) field.replace(pos, from.size(), to);
@@ -139,32 +140,30 @@ std::string scenario_key(std::string field) {
   return "cluster." + field;
 }
 
-// The builder checks relations between fields (ports per radix, counts that divide); its
-// errors are mapped back onto the key they name.
+// A violation's `found`, or what the scenario wrote at `key` where the rule names no value.
+std::string found_text(const Scenario& s, const sim::SpecViolation& v, const std::string& key, const std::string& at) {
+  if (!v.found.empty()) return v.found;
+  const auto written = s.written.find(key);
+  return written != s.written.end() ? quote_found(written->second)
+         : at == key                ? "this value"
+                                    : "no value (the default applies)";
+}
+
+// A violation of `field` (a path in the spec under `section`), located at the key that set it
+// (or the nearest written one above it).
+[[noreturn]] void reject(const Scenario& s, const sim::SpecViolation& v, const std::string& key) {
+  const std::string at = nearest_written(s, key);
+  const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
+  throw ScenarioError(where, key, v.expected, found_text(s, v, key, at), v.hint);
+}
+
+// The builder checks relations between fields (ports per radix, counts that divide); each
+// violation names its field, which is located at the key that set it.
 void check_cluster(const Scenario& s) {
   try {
     topo::layout_fabric(s.cluster);
-  } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    const auto colon = message.find(": ");
-    std::string field = message.substr(0, colon);
-    if (auto paren = field.find(" ("); paren != std::string::npos) field.resize(paren);
-    std::string key = scenario_key(field);
-    const std::string at = nearest_written(s, key);
-    const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
-    const std::string why = colon == std::string::npos ? message : message.substr(colon + 2);
-    // The fabric's count relations say "expected E, found F[; hint]" themselves: keep their parts.
-    if (const auto found = why.find(", found "); why.rfind("expected ", 0) == 0 && found != std::string::npos) {
-      const std::string rest = why.substr(found + 8);
-      const auto semicolon = rest.find("; ");
-      throw ScenarioError(where, key, why.substr(9, found - 9), rest.substr(0, semicolon),
-                          semicolon == std::string::npos ? std::string() : rest.substr(semicolon + 2));
-    }
-    const auto written = s.written.find(key);
-    throw ScenarioError(where, key, "a value that fits the rest of the cluster (" + why + ")",
-                        written != s.written.end() ? quote_found(written->second)
-                        : at == key                ? "this value"
-                                                   : "no value (the default applies)");
+  } catch (const sim::SpecError& e) {
+    reject(s, e.violation(), scenario_key(e.violation().field));
   }
 }
 
@@ -419,30 +418,12 @@ void read_training(Scenario& s, MapReader& w) {
   }
 }
 
-// Maps the training spec's consistency errors ("parallel.tp: expected ...") onto the key.
+// The training spec's consistency rules, each violation located at the `workload` key that set it.
 void check_training(const Scenario& s) {
   try {
     train::check(s.training);
-  } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    const auto colon = message.find(": ");
-    std::string key = message.substr(0, colon);
-    if (key.rfind("workload.", 0) != 0) key = "workload." + key;
-    const std::string at = nearest_written(s, key);
-    const Location where = at.empty() ? Location{s.file, 0, 0} : s.locations.at(at);
-    // train::check() writes "expected X, found Y" or "expected X"; split it so that the error
-    // reads as every other scenario error does.
-    std::string expected = colon == std::string::npos ? message : message.substr(colon + 2);
-    std::string found;
-    if (expected.rfind("expected ", 0) == 0) expected = expected.substr(9);
-    if (const auto f = expected.rfind(", found "); f != std::string::npos) {
-      found = expected.substr(f + 8);
-      expected.resize(f);
-    } else {
-      const auto written = s.written.find(key);
-      found = written != s.written.end() ? quote_found(written->second) : "a value that does not fit the others";
-    }
-    throw ScenarioError(where, key, expected, found);
+  } catch (const sim::SpecError& e) {
+    reject(s, e.violation(), "workload." + e.violation().field);
   }
 }
 

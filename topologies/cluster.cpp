@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/errors.hpp"
+
 namespace fathom::topo {
 
 namespace {
@@ -22,8 +24,9 @@ using Count = std::int64_t;  // intermediate counts: nodes * nics must not overf
 // is an error, not an hour of allocation.
 constexpr Count kMaxElements = Count{1} << 30;
 
-[[noreturn]] void fail(const std::string& field, const std::string& what) {
-  throw std::invalid_argument(field + ": " + what);
+// A rule the spec breaks, typed (sim::SpecViolation): the loader locates it by its field.
+[[noreturn]] void fail(std::string field, std::string expected, std::string found, std::string hint = {}) {
+  throw sim::SpecError({std::move(field), std::move(expected), std::move(found), std::move(hint)});
 }
 
 std::string num(double x) {
@@ -49,36 +52,42 @@ Count node_vertices(const ClusterSpec& spec) {
   return Count{spec.nodes} * (Count{spec.node.gpus} + spec.node.nics) + planes;
 }
 
-void require_rate(const std::string& field, double bytes_per_s) {
+// `links`: which links, for the message ("leaf-spine"); empty for a node's own.
+void require_rate(const std::string& field, double bytes_per_s, const std::string& links = {}) {
   if (!std::isfinite(bytes_per_s) || bytes_per_s <= 0) {
-    fail(field, "must be a positive, finite number of bytes per second, got " + num(bytes_per_s));
+    fail(field, "a positive, finite number of bytes per second" + (links.empty() ? "" : " (" + links + " links)"),
+         num(bytes_per_s));
   }
 }
 
-void require_latency(const std::string& field, std::int64_t latency_ns) {
-  if (latency_ns < 0) fail(field, "must not be negative, got " + num(Count{latency_ns}) + " ns");
+void require_latency(const std::string& field, std::int64_t latency_ns, const std::string& links = {}) {
+  if (latency_ns < 0) {
+    fail(field, "a latency of 0 ns or more" + (links.empty() ? "" : " (" + links + " links)"),
+         num(Count{latency_ns}) + " ns");
+  }
 }
 
 void require_non_negative(const std::string& field, int value, const std::string& zero_means) {
-  if (value < 0) fail(field, "must not be negative (0 " + zero_means + "), got " + num(Count{value}));
+  if (value < 0) fail(field, "0 or more (0 " + zero_means + ")", num(Count{value}));
 }
 
 void validate_node(const ClusterSpec& spec) {
   const NodeSpec& n = spec.node;
-  if (spec.nodes < 1) fail("nodes", "must be at least 1, got " + num(Count{spec.nodes}));
-  if (n.gpus < 0) fail("node.gpus", "must not be negative, got " + num(Count{n.gpus}));
-  if (n.nics < 0) fail("node.nics", "must not be negative, got " + num(Count{n.nics}));
-  if (n.gpus == 0 && n.nics == 0) fail("node.nics", "a node with no GPUs and no NICs has nothing to build");
-  if (n.nvlink_domain_nodes < 1) {
-    fail("node.nvlink_domain_nodes", "must be at least 1, got " + num(Count{n.nvlink_domain_nodes}));
+  if (spec.nodes < 1) fail("nodes", "at least 1", num(Count{spec.nodes}));
+  if (n.gpus < 0) fail("node.gpus", "0 or more", num(Count{n.gpus}));
+  if (n.nics < 0) fail("node.nics", "0 or more", num(Count{n.nics}));
+  if (n.gpus == 0 && n.nics == 0) {
+    fail("node.nics", "at least 1 on a node without GPUs (a node with neither has nothing to build)", "0");
   }
+  if (n.nvlink_domain_nodes < 1) fail("node.nvlink_domain_nodes", "at least 1", num(Count{n.nvlink_domain_nodes}));
   if (n.gpus == 0 && n.nvlink_domain_nodes != 1) {
-    fail("node.nvlink_domain_nodes",
-         num(Count{n.nvlink_domain_nodes}) + " nodes per NVLink domain need GPUs to join, but node.gpus is 0");
+    fail("node.nvlink_domain_nodes", "1 on a node without GPUs (an NVLink domain joins GPUs)",
+         num(Count{n.nvlink_domain_nodes}));
   }
   if (spec.nodes % n.nvlink_domain_nodes != 0) {
-    fail("node.nvlink_domain_nodes", num(Count{n.nvlink_domain_nodes}) + " does not divide nodes = " +
-                                         num(Count{spec.nodes}) + " (every NVLink domain is whole)");
+    fail("node.nvlink_domain_nodes",
+         "a divisor of nodes = " + num(Count{spec.nodes}) + " (every NVLink domain is whole)",
+         num(Count{n.nvlink_domain_nodes}));
   }
   if (n.gpus > 0) {
     require_rate("node.nvlink_bytes_per_s", n.nvlink_bytes_per_s);
@@ -86,8 +95,8 @@ void validate_node(const ClusterSpec& spec) {
     // 0: the GPUs are a switchless full mesh (AMD Infinity Fabric), still modelled as one plane;
     // the count feeds the switch census and cost only.
     if (n.nvswitches < 0) {
-      fail("node.nvswitches", "a count of NVSwitch chips per NVLink domain (0 for a switchless full mesh), got " +
-                                  num(Count{n.nvswitches}));
+      fail("node.nvswitches", "a count of NVSwitch chips per NVLink domain (0 for a switchless full mesh)",
+           num(Count{n.nvswitches}));
     }
   }
   if (n.gpus > 0 && n.nics > 0) {
@@ -96,39 +105,39 @@ void validate_node(const ClusterSpec& spec) {
   }
   if (n.nics > 0) require_rate("node.nic_bytes_per_s", n.nic_bytes_per_s);
   if (n.nics == 0 && spec.nodes > n.nvlink_domain_nodes) {
-    fail("node.nics", "0 NICs per node leave the " + num(Count{spec.nodes / n.nvlink_domain_nodes}) +
-                          " NVLink domains of this cluster unconnected; give the nodes NICs or set "
-                          "node.nvlink_domain_nodes = nodes");
+    fail("node.nics",
+         "at least 1 to join the " + num(Count{spec.nodes / n.nvlink_domain_nodes}) + " NVLink domains of this cluster",
+         "0", "give the nodes NICs or set node.nvlink_domain_nodes = nodes");
   }
   if (node_vertices(spec) > kMaxElements) {
-    fail("nodes", num(Count{spec.nodes}) + " nodes x " + num(Count{n.gpus} + n.nics) + " endpoints make " +
-                      num(node_vertices(spec)) + " vertices, more than a Topology holds (" + num(kMaxElements) + ")");
+    fail("nodes",
+         "at most " + num(kMaxElements) + " vertices in all (" + num(Count{n.gpus} + n.nics) + " endpoints per node)",
+         num(Count{spec.nodes}) + " nodes, " + num(node_vertices(spec)) + " vertices");
   }
 }
 
 // The fields every fabric shares; then the tier-1 port split.
 void validate_fabric_fields(const FabricSpec& f) {
-  if (f.tiers != 2 && f.tiers != 3) fail("fabric.tiers", "must be 2 or 3, got " + num(Count{f.tiers}));
+  if (f.tiers != 2 && f.tiers != 3) fail("fabric.tiers", "2 or 3", num(Count{f.tiers}));
   const char* tier_names[] = {"NIC-leaf", "leaf-spine", "spine-core"};
   if (f.tier.size() != static_cast<std::size_t>(f.tiers)) {
     std::string need;
     for (int t = 0; t < f.tiers; ++t) need += std::string(t == 0 ? "" : ", ") + tier_names[t];
-    fail("fabric.tier", "a " + num(Count{f.tiers}) + "-tier fabric needs " + num(Count{f.tiers}) + " link speeds (" +
-                            need + "), got " + num(static_cast<Count>(f.tier.size())));
+    fail("fabric.tier",
+         num(Count{f.tiers}) + " link speeds for a " + num(Count{f.tiers}) + "-tier fabric (" + need + ")",
+         num(static_cast<Count>(f.tier.size())));
   }
   for (int t = 0; t < f.tiers; ++t) {
     const std::string field = "fabric.tier[" + std::to_string(t) + "]";
-    require_rate(field + ".link_bytes_per_s (" + tier_names[t] + ")",
-                 f.tier[static_cast<std::size_t>(t)].link_bytes_per_s);
-    require_latency(field + ".link_latency_ns (" + tier_names[t] + ")",
-                    f.tier[static_cast<std::size_t>(t)].link_latency_ns);
+    require_rate(field + ".link_bytes_per_s", f.tier[static_cast<std::size_t>(t)].link_bytes_per_s, tier_names[t]);
+    require_latency(field + ".link_latency_ns", f.tier[static_cast<std::size_t>(t)].link_latency_ns, tier_names[t]);
   }
   require_non_negative("fabric.radix", f.radix, "means explicit counts");
   if (f.radix % 2 != 0) {
-    fail("fabric.radix", num(Count{f.radix}) + " is odd; a fat-tree switch's ports are split evenly into pairs");
+    fail("fabric.radix", "an even count (a fat-tree switch's ports are split evenly into pairs)", num(Count{f.radix}));
   }
   if (!std::isfinite(f.oversubscription) || f.oversubscription <= 0) {
-    fail("fabric.oversubscription", "must be a positive ratio (3 means 3:1), got " + num(f.oversubscription));
+    fail("fabric.oversubscription", "a positive ratio (3 means 3:1)", num(f.oversubscription));
   }
   require_non_negative("fabric.hosts_per_leaf", f.hosts_per_leaf, "derives it from radix");
   require_non_negative("fabric.leaves", f.leaves, "means as many as the NICs need");
@@ -136,12 +145,15 @@ void validate_fabric_fields(const FabricSpec& f) {
   require_non_negative("fabric.leaves_per_pod", f.leaves_per_pod, "derives it from radix");
   require_non_negative("fabric.cores", f.cores, "derives it from radix");
   if (f.links_per_leaf_spine < 1) {
-    fail("fabric.links_per_leaf_spine", "must be at least 1, got " + num(Count{f.links_per_leaf_spine}));
+    fail("fabric.links_per_leaf_spine", "at least 1", num(Count{f.links_per_leaf_spine}));
   }
   if (f.tiers == 2 && f.leaves_per_pod > 0) {
-    fail("fabric.leaves_per_pod", "only a 3-tier fabric has pods, and fabric.tiers is 2");
+    fail("fabric.leaves_per_pod", "no value with fabric.tiers: 2 (only a 3-tier fabric has pods)",
+         num(Count{f.leaves_per_pod}));
   }
-  if (f.tiers == 2 && f.cores > 0) fail("fabric.cores", "only a 3-tier fabric has cores, and fabric.tiers is 2");
+  if (f.tiers == 2 && f.cores > 0) {
+    fail("fabric.cores", "no value with fabric.tiers: 2 (only a 3-tier fabric has cores)", num(Count{f.cores}));
+  }
 }
 
 // NIC ports down per leaf.
@@ -149,24 +161,25 @@ Count derive_hosts_per_leaf(const FabricSpec& f) {
   const Count radix = f.radix;
   if (f.hosts_per_leaf > 0) {
     if (radix > 0 && f.hosts_per_leaf >= radix) {
-      fail("fabric.hosts_per_leaf", num(Count{f.hosts_per_leaf}) +
-                                        " NIC ports down per leaf leave no port up on a radix-" + num(radix) +
-                                        " switch");
+      fail("fabric.hosts_per_leaf", "fewer than the radix " + num(radix) + " (a leaf needs a port up)",
+           num(Count{f.hosts_per_leaf}));
     }
     return f.hosts_per_leaf;
   }
-  if (radix == 0) fail("fabric.hosts_per_leaf", "give hosts_per_leaf or a radix to derive it from");
+  if (radix == 0) fail("fabric.hosts_per_leaf", "hosts_per_leaf, or a radix to derive it from", "neither");
   // The epsilon keeps 64 * 3 / 4 from landing on 47.999...
   const auto down = static_cast<Count>(
       std::floor(static_cast<double>(radix) * f.oversubscription / (1.0 + f.oversubscription) + 1e-9));
   if (down < 1) {
-    fail("fabric.oversubscription", num(f.oversubscription) + " on a radix-" + num(radix) +
-                                        " leaf leaves no NIC port down (hosts_per_leaf = floor(radix * o / (1 + o)))");
+    fail("fabric.oversubscription",
+         "a ratio that leaves a radix-" + num(radix) +
+             " leaf a NIC port down (hosts_per_leaf = floor(radix * o / (1 + o)) >= 1)",
+         num(f.oversubscription));
   }
   if (down >= radix) {
     fail("fabric.oversubscription",
-         num(f.oversubscription) + " on a radix-" + num(radix) +
-             " leaf leaves no port up (hosts_per_leaf = floor(radix * o / (1 + o)) = " + num(down) + ")");
+         "a ratio that leaves a radix-" + num(radix) + " leaf a port up (hosts_per_leaf = floor(radix * o / (1 + o)))",
+         num(f.oversubscription) + " (hosts_per_leaf " + num(down) + ")");
   }
   return down;
 }
@@ -179,18 +192,21 @@ Count derive_spines(const FabricSpec& f, Count hosts_per_leaf) {
   const std::string which = f.tiers == 3 ? " spines per pod" : " spines";
   if (f.spines > 0) {
     if (radix > 0 && f.spines * m > radix - hosts_per_leaf) {
-      fail("fabric.spines", num(Count{f.spines}) + which + " x " + num(m) + " links_per_leaf_spine need " +
-                                num(f.spines * m) + " up ports per leaf, but a radix-" + num(radix) +
-                                " leaf with hosts_per_leaf " + num(hosts_per_leaf) + " has " +
-                                num(radix - hosts_per_leaf) + " left");
+      fail("fabric.spines",
+           "at most " + num((radix - hosts_per_leaf) / m) + which + " (a radix-" + num(radix) +
+               " leaf with hosts_per_leaf " + num(hosts_per_leaf) + " has " + num(radix - hosts_per_leaf) +
+               " ports up, " + num(m) + " links_per_leaf_spine to each spine)",
+           num(Count{f.spines}));
     }
     return f.spines;
   }
-  if (radix == 0) fail("fabric.spines", "give spines or a radix to derive them from");
+  if (radix == 0) fail("fabric.spines", "spines, or a radix to derive them from", "neither");
   const Count up = radix - hosts_per_leaf;
   if (up % m != 0) {
-    fail("fabric.links_per_leaf_spine", num(m) + " does not divide the " + num(up) + " up ports per leaf (radix " +
-                                            num(radix) + " - hosts_per_leaf " + num(hosts_per_leaf) + ")");
+    fail("fabric.links_per_leaf_spine",
+         "a divisor of the " + num(up) + " up ports per leaf (radix " + num(radix) + " - hosts_per_leaf " +
+             num(hosts_per_leaf) + ")",
+         num(m));
   }
   return up / m;
 }
@@ -227,16 +243,16 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
       const Count need = ceil_div(nodes, hosts);
       if (f.leaves > 0) {
         if (f.leaves % nics != 0) {
-          fail("fabric.leaves", "expected a multiple of the " + num(nics) +
-                                    " rails (node.nics: every rail has leaves of its own), found " +
-                                    num(Count{f.leaves}));
+          fail("fabric.leaves",
+               "a multiple of the " + num(nics) + " rails (node.nics: every rail has leaves of its own)",
+               num(Count{f.leaves}));
         }
         if (f.leaves / nics < need) {
-          fail("fabric.leaves", "expected at least " + num(need * nics) + " leaves (" + num(nics) + " rails x " +
-                                    num(need) + " leaves of " + num(hosts) +
-                                    " hosts_per_leaf, for one NIC of each of " + num(nodes) +
-                                    " nodes per rail), found " + num(Count{f.leaves}) + " (" + num(f.leaves / nics) +
-                                    " per rail, " + num(f.leaves / nics * hosts) + " NIC ports per rail)");
+          fail("fabric.leaves",
+               "at least " + num(need * nics) + " leaves (" + num(nics) + " rails x " + num(need) + " leaves of " +
+                   num(hosts) + " hosts_per_leaf, for one NIC of each of " + num(nodes) + " nodes per rail)",
+               num(Count{f.leaves}) + " (" + num(f.leaves / nics) + " per rail, " + num(f.leaves / nics * hosts) +
+                   " NIC ports per rail)");
         }
         leaves_per_rail = f.leaves / nics;
       } else {
@@ -246,18 +262,18 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
     } else {
       const Count need = ceil_div(ports, hosts);
       if (f.leaves > 0 && f.leaves < need) {
-        fail("fabric.leaves", "expected at least " + num(need) + " leaves (" + num(hosts) +
-                                  " hosts_per_leaf each, for " + cluster_ports + "), found " + num(Count{f.leaves}) +
-                                  " (" + num(f.leaves * hosts) + " NIC ports)");
+        fail("fabric.leaves",
+             "at least " + num(need) + " leaves (" + num(hosts) + " hosts_per_leaf each, for " + cluster_ports + ")",
+             num(Count{f.leaves}) + " (" + num(f.leaves * hosts) + " NIC ports)");
       }
       leaves = f.leaves > 0 ? f.leaves : need;
     }
     if (radix > 0 && leaves * m > radix) {
       fail("fabric.radix",
-           "expected at least " + num(leaves * m) + " ports on every spine (" +
+           "at least " + num(leaves * m) + " ports on every spine (" +
                (rail ? num(nics) + " rails x " + num(leaves_per_rail) + " leaves" : num(leaves) + " leaves") + " x " +
-               num(m) + " links_per_leaf_spine), found radix " + num(radix) +
-               "; use fabric.tiers: 3 or a larger radix");
+               num(m) + " links_per_leaf_spine)",
+           "radix " + num(radix), "use fabric.tiers: 3 or a larger radix");
     }
   } else {
     if (f.leaves_per_pod > 0) {
@@ -265,37 +281,40 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
     } else if (radix > 0) {
       leaves_per_pod = radix / 2;
     } else {
-      fail("fabric.leaves_per_pod", "give leaves_per_pod or a radix to derive it from (radix / 2)");
+      fail("fabric.leaves_per_pod", "leaves_per_pod, or a radix to derive it from (radix / 2)", "neither");
     }
     if (rail && leaves_per_pod % nics != 0) {
-      fail("fabric.leaves_per_pod", "expected a multiple of the " + num(nics) +
-                                        " rails (node.nics: every rail has leaves of its own in every pod), found " +
-                                        num(leaves_per_pod) + (f.leaves_per_pod > 0 ? "" : " (radix / 2)"));
+      fail("fabric.leaves_per_pod",
+           "a multiple of the " + num(nics) + " rails (node.nics: every rail has leaves of its own in every pod)",
+           num(leaves_per_pod) + (f.leaves_per_pod > 0 ? "" : " (radix / 2)"));
     }
     const Count spine_down = leaves_per_pod * m;
     if (radix > 0 && spine_down >= radix) {
-      fail("fabric.leaves_per_pod", num(leaves_per_pod) + " leaves x " + num(m) + " links_per_leaf_spine take " +
-                                        num(spine_down) + " ports down on every spine, leaving none of radix " +
-                                        num(radix) + " up to the cores");
+      fail("fabric.leaves_per_pod",
+           "fewer leaves x links_per_leaf_spine (" + num(m) + ") than the radix " + num(radix) +
+               " (every spine needs a port up to the cores)",
+           num(leaves_per_pod) + " (" + num(spine_down) + " ports down on every spine)");
     }
     if (f.cores > 0) {
       if (f.cores % spines != 0) {
         fail("fabric.cores",
-             num(Count{f.cores}) + " is not a multiple of the " + num(spines) +
-                 " spines per pod (spine s of every pod cables to cores [s*c, (s+1)*c), c = cores / spines)");
+             "a multiple of the " + num(spines) +
+                 " spines per pod (spine s of every pod cables to cores [s*c, (s+1)*c), c = cores / spines)",
+             num(Count{f.cores}));
       }
       cores = f.cores;
       cores_per_spine = cores / spines;
       if (radix > 0 && spine_down + cores_per_spine > radix) {
-        fail("fabric.cores", num(cores) + " cores need " + num(cores_per_spine) +
-                                 " up ports on every spine, but a radix-" + num(radix) + " spine with " +
-                                 num(spine_down) + " ports down has " + num(radix - spine_down) + " left");
+        fail("fabric.cores",
+             "at most " + num((radix - spine_down) * spines) + " cores (a radix-" + num(radix) + " spine with " +
+                 num(spine_down) + " ports down has " + num(radix - spine_down) + " up)",
+             num(cores) + " (" + num(cores_per_spine) + " up ports on every spine)");
       }
     } else if (radix > 0) {
       cores_per_spine = radix - spine_down;
       cores = spines * cores_per_spine;
     } else {
-      fail("fabric.cores", "give cores or a radix to derive them from");
+      fail("fabric.cores", "cores, or a radix to derive them from", "neither");
     }
     // A fat-tree pod holds leaves_per_pod x hosts_per_leaf NIC ports in node order; a rail-optimised
     // pod holds the nodes whose NICs fill its rails' leaves: leaves_per_pod / rails leaves per rail.
@@ -309,12 +328,13 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
                    " hosts_per_leaf = " + num(leaves_per_pod * hosts) + " of the " + cluster_ports;
     if (f.leaves > 0) {
       if (f.leaves % leaves_per_pod != 0) {
-        fail("fabric.leaves", "expected a multiple of leaves_per_pod " + num(leaves_per_pod) +
-                                  " (pods are whole), found " + num(Count{f.leaves}));
+        fail("fabric.leaves", "a multiple of leaves_per_pod " + num(leaves_per_pod) + " (pods are whole)",
+             num(Count{f.leaves}));
       }
       if (f.leaves / leaves_per_pod < need_pods) {
-        fail("fabric.leaves", "expected at least " + num(need_pods * leaves_per_pod) + " leaves (" + num(need_pods) +
-                                  " pods: " + pod_holds + "), found " + num(Count{f.leaves}));
+        fail("fabric.leaves",
+             "at least " + num(need_pods * leaves_per_pod) + " leaves (" + num(need_pods) + " pods: " + pod_holds + ")",
+             num(Count{f.leaves}));
       }
       leaves = f.leaves;
     } else {
@@ -323,17 +343,18 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
     if (rail) leaves_per_rail = leaves_per_pod / nics;
     pods = leaves / leaves_per_pod;
     if (radix > 0 && pods > radix) {
-      fail("fabric.radix", "expected at least " + num(pods) + " ports on every core (one cable per pod, " + num(pods) +
-                               " pods: " + pod_holds + "), found radix " + num(radix) +
-                               "; the largest 3-tier fabric of this radix has " + num(radix) + " pods");
+      fail("fabric.radix",
+           "at least " + num(pods) + " ports on every core (one cable per pod, " + num(pods) + " pods: " + pod_holds +
+               ")",
+           "radix " + num(radix), "the largest 3-tier fabric of this radix has " + num(radix) + " pods");
     }
   }
   const Count spine_count = sat_mul(f.tiers == 3 ? pods : 1, spines);
   const Count switches = leaves + spine_count + cores;
   const Count cables = ports + sat_mul(sat_mul(leaves, spines), m) + sat_mul(spine_count, cores_per_spine);
   if (node_vertices(spec) + switches > kMaxElements || cables > kMaxElements) {
-    fail("fabric", "the cluster has " + num(node_vertices(spec) + switches) + " vertices and " + num(cables) +
-                       " cables, more than a Topology holds (" + num(kMaxElements) + ")");
+    fail("fabric", "at most " + num(kMaxElements) + " vertices and as many cables",
+         num(node_vertices(spec) + switches) + " vertices and " + num(cables) + " cables");
   }
 
   out.tiers = f.tiers;
@@ -665,7 +686,7 @@ Topology build_cluster(const ClusterSpec& spec) {
 }
 
 ClusterSpec resized_cluster(ClusterSpec spec, int nodes) {
-  if (nodes < 1) throw std::invalid_argument("nodes: expected at least 1, found " + std::to_string(nodes));
+  if (nodes < 1) fail("nodes", "at least 1", std::to_string(nodes));
   const int domain = std::max(1, spec.node.nvlink_domain_nodes);
   nodes = (nodes + domain - 1) / domain * domain;
   spec.nodes = nodes;

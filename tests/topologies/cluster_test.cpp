@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/errors.hpp"
 #include "tests/topologies/fixtures.hpp"
 
 using namespace fathom::topo;
@@ -65,15 +66,6 @@ std::string leaf_of(const Topology& t, const std::string& nic) {
   }
   REQUIRE(leaves == 1);
   return leaf;
-}
-
-std::string error_of(const ClusterSpec& spec) {
-  try {
-    build_cluster(spec);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no std::invalid_argument thrown)";
 }
 
 std::size_t count_kind(const Topology& t, VertexKind kind) {
@@ -397,12 +389,19 @@ TEST_CASE("explicit leaves may exceed what the NICs need; the spare leaves stay 
   CHECK(t.summary.oversubscription_per_tier[1] == doctest::Approx(1.0));
 }
 
-TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
+TEST_CASE("every invalid input throws a typed violation naming its field") {
   const auto expect = [](const ClusterSpec& spec, const std::string& field, const std::string& detail = "") {
-    const std::string msg = error_of(spec);
-    INFO(msg);
-    CHECK(msg.rfind(field + ": ", 0) == 0);
-    if (!detail.empty()) CHECK(msg.find(detail) != std::string::npos);
+    try {
+      build_cluster(spec);
+      FAIL("no sim::SpecError thrown for " << field);
+    } catch (const fathom::sim::SpecError& e) {
+      const fathom::sim::SpecViolation& v = e.violation();
+      INFO(e.what());
+      CHECK(v.field == field);
+      CHECK(std::string(e.what()) == v.message());
+      CHECK_FALSE(v.expected.empty());
+      if (!detail.empty()) CHECK(v.message().find(detail) != std::string::npos);
+    }
   };
   ClusterSpec s;
 
@@ -413,17 +412,18 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
   s = dgx_cluster(4), s.node.nics = 0, expect(s, "node.nics", "4 NVLink domains");
   s = dgx_cluster(4), s.node.nvlink_domain_nodes = 0, expect(s, "node.nvlink_domain_nodes");
   s = dgx_cluster(4), s.node.nvlink_domain_nodes = 3,
-  expect(s, "node.nvlink_domain_nodes", "does not divide nodes = 4");
-  s = example_fabric(), s.node.nvlink_domain_nodes = 2, expect(s, "node.nvlink_domain_nodes", "node.gpus is 0");
+  expect(s, "node.nvlink_domain_nodes", "expected a divisor of nodes = 4");
+  s = example_fabric(), s.node.nvlink_domain_nodes = 2,
+  expect(s, "node.nvlink_domain_nodes", "expected 1 on a node without GPUs");
   s = dgx_cluster(4), s.node.nvswitches = -1, expect(s, "node.nvswitches");
   s = dgx_cluster(4), s.node.nvlink_bytes_per_s = 0, expect(s, "node.nvlink_bytes_per_s");
   s = dgx_cluster(4), s.node.nvlink_latency_ns = -1, expect(s, "node.nvlink_latency_ns");
   s = dgx_cluster(4), s.node.pcie_bytes_per_s = -64e9, expect(s, "node.pcie_bytes_per_s");
   s = dgx_cluster(4), s.node.pcie_latency_ns = -1, expect(s, "node.pcie_latency_ns");
   s = example_fabric(), s.node.nic_bytes_per_s = 0, expect(s, "node.nic_bytes_per_s");
-  s = example_fabric(), s.nodes = 1 << 30, s.node.nics = 2, expect(s, "nodes", "more than a Topology holds");
+  s = example_fabric(), s.nodes = 1 << 30, s.node.nics = 2, expect(s, "nodes", "vertices in all");
 
-  s = example_fabric(), s.fabric.tiers = 4, expect(s, "fabric.tiers", "must be 2 or 3");
+  s = example_fabric(), s.fabric.tiers = 4, expect(s, "fabric.tiers", "expected 2 or 3, found 4");
   s = example_fabric(), s.fabric.tiers = 1, expect(s, "fabric.tiers");
   s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.tiers = 3, s.fabric.radix = 12,
   s.fabric.hosts_per_leaf = 0, s.fabric.spines = 0, s.fabric.tier.push_back({50e9, 1000}),
@@ -431,13 +431,14 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
          "expected a multiple of the 8 rails (node.nics: every rail has leaves of its own "
          "in every pod), found 6 (radix / 2)");
   s = example_fabric(), s.fabric.tier.pop_back(),
-  expect(s, "fabric.tier", "needs 2 link speeds (NIC-leaf, leaf-spine), got 1");
+  expect(s, "fabric.tier", "expected 2 link speeds for a 2-tier fabric (NIC-leaf, leaf-spine), found 1");
   s = example_fabric(), s.fabric.tiers = 3, s.fabric.leaves_per_pod = 4, s.fabric.cores = 8,
-  expect(s, "fabric.tier", "needs 3 link speeds");
+  expect(s, "fabric.tier", "expected 3 link speeds");
   s = example_fabric(), s.fabric.tier[1].link_bytes_per_s = 0,
-  expect(s, "fabric.tier[1].link_bytes_per_s (leaf-spine)");
-  s = example_fabric(), s.fabric.tier[0].link_latency_ns = -3, expect(s, "fabric.tier[0].link_latency_ns (NIC-leaf)");
-  s = example_fabric(), s.fabric.radix = 63, expect(s, "fabric.radix", "odd");
+  expect(s, "fabric.tier[1].link_bytes_per_s", "(leaf-spine links)");
+  s = example_fabric(), s.fabric.tier[0].link_latency_ns = -3,
+  expect(s, "fabric.tier[0].link_latency_ns", "(NIC-leaf links)");
+  s = example_fabric(), s.fabric.radix = 63, expect(s, "fabric.radix", "expected an even count");
   s = example_fabric(), s.fabric.radix = -2, expect(s, "fabric.radix");
   s = example_fabric(), s.fabric.oversubscription = 0, expect(s, "fabric.oversubscription");
   s = example_fabric(), s.fabric.hosts_per_leaf = -1, expect(s, "fabric.hosts_per_leaf");
@@ -448,21 +449,21 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
   s = example_fabric(), s.fabric.leaves_per_pod = 4, expect(s, "fabric.leaves_per_pod", "only a 3-tier fabric");
 
   s = example_fabric(), s.fabric.hosts_per_leaf = 0,
-  expect(s, "fabric.hosts_per_leaf", "give hosts_per_leaf or a radix");
-  s = example_fabric(), s.fabric.spines = 0, expect(s, "fabric.spines", "give spines or a radix");
+  expect(s, "fabric.hosts_per_leaf", "expected hosts_per_leaf, or a radix");
+  s = example_fabric(), s.fabric.spines = 0, expect(s, "fabric.spines", "expected spines, or a radix");
   s = example_fabric(), s.fabric.leaves = 10,
   expect(s, "fabric.leaves",
          "expected at least 32 leaves (32 hosts_per_leaf each, for 1024 NIC ports (nodes 1024 x node.nics 1)), "
          "found 10 (320 NIC ports)");
   s = example_fabric(), s.fabric.radix = 64, s.fabric.hosts_per_leaf = 64,
-  expect(s, "fabric.hosts_per_leaf", "64 NIC ports down per leaf leave no port up on a radix-64 switch");
+  expect(s, "fabric.hosts_per_leaf", "expected fewer than the radix 64 (a leaf needs a port up), found 64");
   s = radix_fabric(96, 2, 64, 3.0), s.fabric.spines = 32,
   expect(s, "fabric.spines",
-         "32 spines x 1 links_per_leaf_spine need 32 up ports per leaf, but a radix-64 leaf with "
-         "hosts_per_leaf 48 has 16 left");
+         "expected at most 16 spines (a radix-64 leaf with hosts_per_leaf 48 has 16 ports up, 1 "
+         "links_per_leaf_spine to each spine), found 32");
   s = radix_fabric(96, 2, 64, 1.0), s.fabric.links_per_leaf_spine = 3,
-  expect(s, "fabric.links_per_leaf_spine", "3 does not divide the 32 up ports per leaf");
-  s = radix_fabric(96, 2, 64, 0.001), expect(s, "fabric.oversubscription", "leaves no NIC port down");
+  expect(s, "fabric.links_per_leaf_spine", "expected a divisor of the 32 up ports per leaf");
+  s = radix_fabric(96, 2, 64, 0.001), expect(s, "fabric.oversubscription", "a NIC port down");
   s = radix_fabric(4096, 2, 64), expect(s, "fabric.radix",
                                         "expected at least 128 ports on every spine (128 leaves x 1 "
                                         "links_per_leaf_spine), found radix 64; use fabric.tiers: 3 or a larger radix");
@@ -471,20 +472,21 @@ TEST_CASE("every invalid input throws std::invalid_argument naming its field") {
                                       "holds 4 leaves x 4 hosts_per_leaf = 16 of the 200 NIC ports");
 
   s = radix_fabric(128, 3, 0), s.fabric.hosts_per_leaf = 4, s.fabric.spines = 4, s.fabric.cores = 16,
-  expect(s, "fabric.leaves_per_pod", "give leaves_per_pod or a radix");
+  expect(s, "fabric.leaves_per_pod", "expected leaves_per_pod, or a radix");
   s = radix_fabric(128, 3, 0), s.fabric.hosts_per_leaf = 4, s.fabric.spines = 4, s.fabric.leaves_per_pod = 4,
-  expect(s, "fabric.cores", "give cores or a radix");
+  expect(s, "fabric.cores", "expected cores, or a radix");
   s = radix_fabric(128, 3, 8), s.fabric.cores = 10,
-  expect(s, "fabric.cores", "10 is not a multiple of the 4 spines per pod");
+  expect(s, "fabric.cores", "expected a multiple of the 4 spines per pod");
   s = radix_fabric(128, 3, 8), s.fabric.cores = 32, expect(s, "fabric.cores", "8 up ports on every spine");
-  s = radix_fabric(128, 3, 8), s.fabric.leaves_per_pod = 8, expect(s, "fabric.leaves_per_pod", "leaving none");
+  s = radix_fabric(128, 3, 8), s.fabric.leaves_per_pod = 8,
+  expect(s, "fabric.leaves_per_pod", "every spine needs a port up to the cores");
   s = radix_fabric(128, 3, 8), s.fabric.leaves = 30,
   expect(s, "fabric.leaves", "expected a multiple of leaves_per_pod 4 (pods are whole), found 30");
   s = radix_fabric(128, 3, 8), s.fabric.leaves = 28, expect(s, "fabric.leaves", "expected at least 32 leaves (8 pods");
 
-  s = example_fabric(), s.fabric.spines = 1 << 30, expect(s, "fabric", "more than a Topology holds");
+  s = example_fabric(), s.fabric.spines = 1 << 30, expect(s, "fabric", "vertices and as many cables");
   s = example_fabric(), s.fabric.spines = 1 << 20, s.fabric.links_per_leaf_spine = 1 << 20,
-  expect(s, "fabric", "cables, more than a Topology holds");
+  expect(s, "fabric", "cables, found");
   s = dgx_cluster(64), s.fabric.kind = FabricKind::kRailOptimized, s.fabric.leaves = 12,
   expect(s, "fabric.leaves",
          "expected a multiple of the 8 rails (node.nics: every rail has leaves of its own), found 12");

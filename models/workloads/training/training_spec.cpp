@@ -3,13 +3,18 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
+
+#include "sim/errors.hpp"
 
 namespace fathom::train {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& key, const std::string& message) {
-  throw std::invalid_argument(key + ": " + message);
+// A rule the spec breaks, typed (sim::SpecViolation); `field` is the spec's path ("parallel.tp",
+// "sequence"), which the loader finds under `workload`.
+[[noreturn]] void fail(std::string field, std::string expected, std::string found = {}, std::string hint = {}) {
+  throw sim::SpecError({std::move(field), std::move(expected), std::move(found), std::move(hint)});
 }
 
 std::string str(long long v) { return std::to_string(v); }
@@ -19,81 +24,83 @@ std::string str(long long v) { return std::to_string(v); }
 void check(const TrainingSpec& spec) {
   const TransformerSpec& m = spec.model;
   const ParallelSpec& p = spec.parallel;
-  if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1) fail("parallel", "tp, pp, cp and ep must be >= 1");
+  if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1) {
+    fail("parallel", "tp, pp, cp and ep of 1 or more",
+         "tp " + str(p.tp) + ", pp " + str(p.pp) + ", cp " + str(p.cp) + ", ep " + str(p.ep));
+  }
   if (m.heads % p.tp != 0) {
-    fail("parallel.tp", "expected a divisor of the model's " + str(m.heads) + " attention heads, found " + str(p.tp));
+    fail("parallel.tp", "a divisor of the model's " + str(m.heads) + " attention heads", str(p.tp));
   }
   if (m.ffn_hidden % p.tp != 0) {
-    fail("parallel.tp", "expected a divisor of the model's ffn_hidden " + str(m.ffn_hidden) + ", found " + str(p.tp));
+    fail("parallel.tp", "a divisor of the model's ffn_hidden " + str(m.ffn_hidden), str(p.tp));
   }
   const long long model_ranks = static_cast<long long>(p.tp) * p.pp * p.cp;
   if (spec.gpus < 1 || spec.gpus % model_ranks != 0) {
-    fail("workload.gpus", "expected a multiple of tp * pp * cp = " + str(model_ranks) + ", found " + str(spec.gpus));
+    fail("gpus", "a multiple of tp * pp * cp = " + str(model_ranks), str(spec.gpus));
   }
   if (p.dp != spec.gpus / model_ranks)
-    fail("parallel.dp", "expected gpus / (tp * pp * cp) = " + str(spec.gpus / model_ranks));
-  if (p.dp % p.ep != 0)
-    fail("parallel.ep", "expected a divisor of the data-parallel size " + str(p.dp) + ", found " + str(p.ep));
+    fail("parallel.dp", "gpus / (tp * pp * cp) = " + str(spec.gpus / model_ranks), str(p.dp));
+  if (p.dp % p.ep != 0) fail("parallel.ep", "a divisor of the data-parallel size " + str(p.dp), str(p.ep));
   if (p.ep > 1 && (m.experts <= 1 || m.experts % p.ep != 0)) {
-    fail("parallel.ep", "expected a divisor of the model's " + str(m.experts) + " experts, found " + str(p.ep));
+    fail("parallel.ep", "a divisor of the model's " + str(m.experts) + " experts", str(p.ep));
   }
-  if (spec.sequence < 1) fail("workload.sequence", "expected >= 1 token");
+  if (spec.sequence < 1) fail("sequence", "at least 1 token", str(spec.sequence));
   if (m.position == PositionKind::kLearned && m.max_sequence > 0 && spec.sequence > m.max_sequence) {
-    fail("workload.sequence", "expected at most the model's learned position table of " + str(m.max_sequence) +
-                                  " tokens, found " + str(spec.sequence));
+    fail("sequence", "at most the model's learned position table of " + str(m.max_sequence) + " tokens",
+         str(spec.sequence));
   }
   if (spec.sequence % p.cp != 0) {
-    fail("parallel.cp", "expected a divisor of the sequence length " + str(spec.sequence) + ", found " + str(p.cp));
+    fail("parallel.cp", "a divisor of the sequence length " + str(spec.sequence), str(p.cp));
   }
-  if (spec.micro_batch < 1) fail("workload.micro_batch", "expected >= 1");
+  if (spec.micro_batch < 1) fail("micro_batch", "at least 1", str(spec.micro_batch));
   const long long per_step = static_cast<long long>(spec.micro_batch) * p.dp;
   if (spec.global_batch < 1 || spec.global_batch % per_step != 0) {
-    fail("workload.global_batch",
-         "expected a multiple of micro_batch * dp = " + str(per_step) + ", found " + str(spec.global_batch));
+    fail("global_batch", "a multiple of micro_batch * dp = " + str(per_step), str(spec.global_batch));
   }
-  if (p.virtual_stages < 1) fail("parallel.virtual_stages", "expected >= 1");
+  if (p.virtual_stages < 1) fail("parallel.virtual_stages", "at least 1", str(p.virtual_stages));
   if (p.schedule == Schedule::kInterleaved) {
-    if (p.pp < 2) fail("parallel.schedule", "interleaved needs pp >= 2");
+    if (p.pp < 2) fail("parallel.schedule", "1f1b with pp 1 (interleaved needs pp >= 2)", "interleaved");
     if (spec.micro_batches() % p.pp != 0) {
-      fail("parallel.schedule", "interleaved needs the micro-batches per step (" + str(spec.micro_batches()) +
-                                    ") to be a multiple of pp (" + str(p.pp) + ")");
+      fail("parallel.schedule",
+           "1f1b, unless the micro-batches per step (" + str(spec.micro_batches()) + ") are a multiple of pp (" +
+               str(p.pp) + ")",
+           "interleaved", "change global_batch, micro_batch or pp");
     }
   }
-  if (p.zero_stage < 0 || p.zero_stage > 3) fail("parallel.zero", "expected 0, 1, 2 or 3, found " + str(p.zero_stage));
-  if (p.zero_prefetch < 0) fail("parallel.zero_prefetch", "expected >= 0, found " + str(p.zero_prefetch));
+  if (p.zero_stage < 0 || p.zero_stage > 3) fail("parallel.zero", "0, 1, 2 or 3", str(p.zero_stage));
+  if (p.zero_prefetch < 0) fail("parallel.zero_prefetch", "0 or more", str(p.zero_prefetch));
   if (p.tp_overlap && (p.tp < 2 || !p.sequence_parallel)) {
     fail("parallel.tp_overlap",
          "false unless tp > 1 with sequence_parallel (it pipelines sequence parallelism's all-gathers and "
-         "reduce-scatters with their GEMMs)");
+         "reduce-scatters with their GEMMs)",
+         "true");
   }
-  if (!(p.bucket_bytes > 0)) fail("parallel.bucket", "expected a positive size");
+  if (!(p.bucket_bytes > 0)) fail("parallel.bucket", "a positive size");
   if (!p.stage_layers.empty() && !p.chunk_layers.empty()) {
-    fail("parallel.chunk_layers", "either stage_layers or chunk_layers, found both");
+    fail("parallel.chunk_layers", "either stage_layers or chunk_layers", "both");
   }
   const bool in_split = p.embedding_in_split || p.loss_in_split;
   if (in_split && (!p.stage_layers.empty() || !p.chunk_layers.empty())) {
     fail(p.embedding_in_split ? "parallel.embedding_in_split" : "parallel.loss_in_split",
-         "false when the layers per stage or chunk are listed (the list already places the embedding and the loss)");
+         "false when the layers per stage or chunk are listed (the list already places the embedding and the loss)",
+         "true");
   }
   const auto check_list = [&](const std::vector<int>& list, const std::string& key, long long entries,
                               const std::string& what) {
     if (list.empty()) return;
     if (static_cast<long long>(list.size()) != entries) {
-      fail(key,
-           "expected " + str(entries) + " entries (" + what + "), found " + str(static_cast<long long>(list.size())));
+      fail(key, str(entries) + " entries (" + what + ")", str(static_cast<long long>(list.size())));
     }
     const long long sum = std::accumulate(list.begin(), list.end(), 0LL);
-    if (sum != m.layers)
-      fail(key, "expected entries summing to the model's " + str(m.layers) + " layers, found " + str(sum));
+    if (sum != m.layers) fail(key, "entries summing to the model's " + str(m.layers) + " layers", str(sum));
   };
   const long long virtual_stages = static_cast<long long>(p.pp) * p.virtual_stages;
   check_list(p.stage_layers, "parallel.stage_layers", p.pp, "one per stage");
   check_list(p.chunk_layers, "parallel.chunk_layers", virtual_stages, "one per virtual stage: pp * virtual_stages");
   const long long units = m.layers + (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
   if (p.stage_layers.empty() && p.chunk_layers.empty() && units < virtual_stages) {
-    fail(p.virtual_stages > 1 ? "parallel.virtual_stages" : "parallel.pp", "at most one virtual stage per layer (" +
-                                                                               str(units) + " to split), found " +
-                                                                               str(virtual_stages) + " virtual stages");
+    fail(p.virtual_stages > 1 ? "parallel.virtual_stages" : "parallel.pp",
+         "at most one virtual stage per layer (" + str(units) + " to split)", str(virtual_stages) + " virtual stages");
   }
   const std::vector<int> layout = pipeline_layout(spec);
   for (std::size_t vs = 0; vs < layout.size(); ++vs) {
@@ -105,12 +112,11 @@ void check(const TrainingSpec& spec) {
                                                         : "parallel.pp";
       fail(key,
            "at least one layer in every virtual stage but the first and the last (which hold the embedding "
-           "and the output layer), found " +
-               str(layout[vs]) + " in virtual stage " + str(static_cast<long long>(vs)));
+           "and the output layer)",
+           str(layout[vs]) + " in virtual stage " + str(static_cast<long long>(vs)));
     }
   }
-  if (!(spec.max_memory_fraction > 0 && spec.max_memory_fraction <= 1))
-    fail("workload.memory_fraction", "expected (0, 1]");
+  if (!(spec.max_memory_fraction > 0 && spec.max_memory_fraction <= 1)) fail("memory_fraction", "a fraction in (0, 1]");
 }
 
 namespace {

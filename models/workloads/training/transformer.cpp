@@ -44,7 +44,7 @@ std::optional<SpecViolation> first_violation(const TransformerSpec& s) {
 
 void check(const TransformerSpec& s) {
   if (auto v = first_violation(s)) {
-    throw std::invalid_argument(v->field + ": expected " + v->expected + ", found " + v->found);
+    throw sim::SpecError(*v);
   }
 }
 

@@ -22,6 +22,8 @@
 #include <optional>
 #include <string>
 
+#include "sim/errors.hpp"
+
 namespace fathom::train {
 
 enum class MlpKind {
@@ -51,20 +53,17 @@ struct TransformerSpec {
   int top_k = 1;                 // experts each token is routed to
 };
 
-// A rule of check() that a spec breaks: "<field>: expected <expected>, found <found>".
-struct SpecViolation {
-  std::string field;     // "heads", as the scenario key is spelled
-  std::string expected;  // "a divisor of hidden (8192)"
-  std::string found;     // "60"
-};
+// A rule of check() that a spec breaks (sim::SpecViolation): the field as the model catalog's
+// key is spelled ("heads"), what the rule expects ("a divisor of hidden (8192)") and the value
+// ("60").
+using SpecViolation = sim::SpecViolation;
 
 // The first rule `spec` breaks, in this order, or nullopt: layers, hidden, ffn_hidden, heads,
 // kv_heads, vocab, max_sequence, experts and top_k positive; heads divides hidden; kv_heads
 // divides heads; top_k at most experts. Names and sources are not checked.
 std::optional<SpecViolation> first_violation(const TransformerSpec& spec);
 
-// Throws std::invalid_argument("<field>: expected <expected>, found <found>") for the first
-// violation; the functions below assume a spec that passes.
+// Throws sim::SpecError for the first violation; the functions below assume a spec that passes.
 void check(const TransformerSpec& spec);
 
 // hidden / heads.
