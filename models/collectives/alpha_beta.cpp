@@ -272,7 +272,7 @@ namespace {
 // beyond the pipeline's depth (`steps` wavefront steps), the path is found on c0, c0 + w and
 // c0 + 2w slices (w = c0 / 2, a multiple of 12, so of any cyclicity up to 4 and of 6) and,
 // when the two increments agree to 1e-9, extended linearly to `count`; else c0 doubles, and
-// where no such c0 fits below `count` the whole DAG is walked. tests/collectives/tree_test.cpp
+// where no such c0 fits below `count` the whole DAG is walked. tests/models/collectives/tree_test.cpp
 // checks it against the whole DAG's critical path. `shape` names the DAGs in `cache`.
 double pipelined_critical_path(int count, int steps, const std::function<detail::PipelineDag(int)>& dag_for,
                                const detail::Delays& delays, const topo::Topology& topology, topo::Router& router,

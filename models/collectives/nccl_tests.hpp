@@ -53,7 +53,7 @@ NcclSize simulate_nccl_size(CollectiveTimer& timer, const NcclOp& op, const std:
                             std::int64_t size, std::optional<Algorithm> algorithm);
 
 // The same from the algorithm's uncontended closed form (CollectiveTimer::closed_form) instead of
-// the simulation: equal to it within 0.1% for one collective alone (tests/collectives/), and
+// the simulation: equal to it within 0.1% for one collective alone (tests/models/collectives/), and
 // fast and smooth enough for a fit to evaluate many times.
 NcclSize closed_form_nccl_size(CollectiveTimer& timer, const NcclOp& op, const std::vector<topo::VertexId>& ranks,
                                std::int64_t size, std::optional<Algorithm> algorithm);

@@ -7,7 +7,7 @@
 // share and the compute stream waits whenever the next module's parameters are not there yet.
 //
 // pass_seconds() runs that timeline: compute stream and communication stream, ops in issue
-// order. Closed forms it meets (tests/training/sharded_parameters_test.cpp), for L equal modules
+// order. Closed forms it meets (tests/models/workloads/training/sharded_parameters_test.cpp), for L equal modules
 // of compute c, gather a and scatter r:
 //   depth 0 (gather on demand):   L (a + c + r)    (each scatter is issued before the next gather)
 //   depth >= 1, forward (r = 0):  a + (L - 1) max(a, c) + c

@@ -13,7 +13,7 @@
 
 #include "models/collectives/alpha_beta.hpp"
 #include "models/collectives/transfer_dag.hpp"
-#include "tests/collectives/dgx_cluster.hpp"
+#include "tests/models/collectives/dgx_cluster.hpp"
 #include "topologies/routing.hpp"
 
 using namespace fathom::coll;

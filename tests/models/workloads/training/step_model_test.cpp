@@ -7,13 +7,13 @@
 
 #include <doctest/doctest.h>
 
-#include "../collectives/dgx_cluster.hpp"
 #include "models/collectives/collective_timer.hpp"
 #include "models/compute/roofline.hpp"
 #include "models/workloads/training/layer_work.hpp"
 #include "models/workloads/training/rank_mapping.hpp"
 #include "models/workloads/training/step_comms.hpp"
 #include "models/workloads/training/tp_overlap.hpp"
+#include "tests/models/collectives/dgx_cluster.hpp"
 
 using namespace fathom;
 using namespace fathom::train;

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "models/collectives/alpha_beta.hpp"
-#include "tests/collectives/dgx_cluster.hpp"
+#include "tests/models/collectives/dgx_cluster.hpp"
 #include "topologies/routing.hpp"
 
 using fathom::coll::run_dag;

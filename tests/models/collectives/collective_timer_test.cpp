@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "models/collectives/alpha_beta.hpp"
-#include "tests/collectives/dgx_cluster.hpp"
+#include "tests/models/collectives/dgx_cluster.hpp"
 #include "topologies/routing.hpp"
 
 using namespace fathom::coll;
