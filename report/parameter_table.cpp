@@ -7,6 +7,7 @@
 #include "models/collectives/collective_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
 #include "models/params/parameter_text.hpp"
+#include "models/workloads/training/parallel_parameters.hpp"
 
 namespace fathom::report {
 
@@ -67,6 +68,10 @@ std::string parameter_tables_markdown() {
         "A scenario's `cluster.node` mapping (with or without `base:`) and each entry of a node\n"
         "catalog, which adds `source`, `accelerator` and `measured_as` ([hardware.md](hardware.md#nodes)).",
         hw::node_parameters());
+  table(md, "`workload.parallel`",
+        "A training scenario's parallel strategy ([training.md](training.md)); the lists `stage_layers`,\n"
+        "`chunk_layers` and `order` are described in [scenarios.md](scenarios.md#workload-with-kind-training).",
+        train::parallel_parameters());
   return md.str();
 }
 

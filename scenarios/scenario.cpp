@@ -10,9 +10,11 @@
 #include <stdexcept>
 
 #include "models/hardware/node_parameters.hpp"
+#include "models/workloads/training/parallel_parameters.hpp"
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/calibration_profile.hpp"
 #include "scenarios/collectives_reader.hpp"
+#include "scenarios/declared_reader.hpp"
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
 #include "scenarios/user_catalogs.hpp"
@@ -305,20 +307,10 @@ void read_hardware(Scenario& s, MapReader& root, const std::string& node_acceler
 void read_parallel(Scenario& s, MapReader p) {
   note(s, p);
   train::ParallelSpec& par = s.training.parallel;
-  note_keys(s, p,
-            {"tp", "pp", "cp", "ep", "sequence_parallel", "schedule", "virtual_stages", "zero", "bucket",
-             "overlap_grad_reduce", "overlap_param_gather", "grad_reduce", "overlap_p2p", "embedding_in_split",
-             "loss_in_split", "tp_overlap", "zero_prefetch", "cp_comm"});
-  par.tp = p.positive_int("tp", 1);
-  par.pp = p.positive_int("pp", 1);
-  par.cp = p.positive_int("cp", 1);
-  par.cp_comm =
-      p.one_of("cp_comm", {"ring", "all_gather"}, "ring") == "ring" ? train::CpComm::kRing : train::CpComm::kAllGather;
-  par.ep = p.positive_int("ep", 1);
-  par.sequence_parallel = p.optional<bool>("sequence_parallel", par.tp > 1);
-  par.schedule = p.one_of("schedule", {"1f1b", "interleaved"}, "1f1b") == "1f1b" ? train::Schedule::kOneFOneB
-                                                                                 : train::Schedule::kInterleaved;
-  par.virtual_stages = p.positive_int("virtual_stages", 1);
+  const bool sequence_parallel_given = p.has("sequence_parallel");
+  read_declared(p, train::parallel_parameters(), par, [&](const ValueReader& v) { note(s, v); });
+  // Sequence parallelism goes with tensor parallelism unless the scenario says otherwise.
+  if (!sequence_parallel_given) par.sequence_parallel = par.tp > 1;
   if (par.schedule == train::Schedule::kOneFOneB && par.virtual_stages != 1) {
     p.fail("virtual_stages", "1 with schedule: 1f1b (virtual stages need schedule: interleaved)");
   }
@@ -327,17 +319,6 @@ void read_parallel(Scenario& s, MapReader p) {
     // would silently be simulated with 1F1B's larger bubble.
     p.fail("virtual_stages", "at least 2 with schedule: interleaved (1 chunk per stage is schedule: 1f1b)");
   }
-  par.zero_stage = p.non_negative_int("zero", par.zero_stage);
-  par.bucket_bytes =
-      static_cast<double>(p.bytes("bucket", static_cast<std::int64_t>(par.bucket_bytes), Sign::kPositive));
-  par.grad_reduce_bytes = p.one_of("grad_reduce", {"fp32", "bf16"}, "fp32") == "fp32" ? 4 : 2;
-  par.overlap_grad_reduce = p.optional<bool>("overlap_grad_reduce", par.overlap_grad_reduce);
-  par.overlap_param_gather = p.optional<bool>("overlap_param_gather", par.overlap_param_gather);
-  par.overlap_p2p = p.optional<bool>("overlap_p2p", par.overlap_p2p);
-  par.tp_overlap = p.optional<bool>("tp_overlap", par.tp_overlap);
-  par.zero_prefetch = p.non_negative_int("zero_prefetch", par.zero_prefetch);
-  par.embedding_in_split = p.optional<bool>("embedding_in_split", par.embedding_in_split);
-  par.loss_in_split = p.optional<bool>("loss_in_split", par.loss_in_split);
   for (const char* key : {"stage_layers", "chunk_layers"}) {
     ListReader layers = p.optional_list(key);
     if (!layers.empty()) s.locations[layers.path()] = layers.location();

@@ -25,13 +25,14 @@ std::string choice(double v, std::string_view choices) {
   return i < words.size() ? std::string(words[i]) : whole(v);
 }
 
-// The largest of `units` (name, size) that divides `v`, else the first.
+// `v` in the unit of `units` (name, size) that divides it exactly with the smallest quotient;
+// the first unit when none divides it or it is 0.
 std::string in_largest_unit(double v, std::initializer_list<std::pair<const char*, double>> units) {
   const std::int64_t n = std::llround(v);
   std::pair<const char*, double> best = *units.begin();
   for (const auto& u : units) {
     const auto size = static_cast<std::int64_t>(u.second);
-    if (n != 0 && n % size == 0) best = u;
+    if (n != 0 && n % size == 0 && size > static_cast<std::int64_t>(best.second)) best = u;
   }
   return std::to_string(n / static_cast<std::int64_t>(best.second)) + best.first;
 }
@@ -64,7 +65,13 @@ std::string readable_text(Quantity quantity, double v, std::string_view choices)
     case Quantity::kDuration:
       return in_largest_unit(v, {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}});
     case Quantity::kBytes:
-      return in_largest_unit(v, {{"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}});
+      return in_largest_unit(v, {{"B", 1},
+                                 {"KB", 1e3},
+                                 {"KiB", 1024.0},
+                                 {"MB", 1e6},
+                                 {"MiB", 1048576.0},
+                                 {"GB", 1e9},
+                                 {"GiB", 1073741824.0}});
     case Quantity::kBandwidth:
       return general(v / 1e9) + "GB/s";
     case Quantity::kFraction:
