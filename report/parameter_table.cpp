@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/collectives/collective_parameters.hpp"
+#include "models/hardware/accelerator_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
 #include "models/params/parameter_text.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
@@ -23,9 +24,11 @@ std::string cell(std::string_view text) {
   return out;
 }
 
+// `defaults`: false for specs whose every key a catalog entry must give (the struct's zeroes are
+// no one's default).
 template <class Spec>
 void table(std::ostringstream& md, std::string_view title, std::string_view intro,
-           const std::vector<params::Parameter<Spec>>& declared) {
+           const std::vector<params::Parameter<Spec>>& declared, bool defaults = true) {
   md << "## " << title << "\n\n" << intro << "\n\n";
   md << "| key | quantity | default | calibrated as | meaning | default from |\n";
   md << "|---|---|---|---|---|---|\n";
@@ -37,8 +40,9 @@ void table(std::ostringstream& md, std::string_view title, std::string_view intr
     }
     if (p.positive) quantity += ", above 0";
     if (p.max < 1e300) quantity += ", at most " + params::readable_text(p.quantity, p.max, p.choices);
-    md << "| `" << p.key << "` | " << cell(quantity) << " | `"
-       << params::readable_text(p.quantity, p.default_value(), p.choices) << "` | "
+    const std::string default_text =
+        defaults ? "`" + params::readable_text(p.quantity, p.default_value(), p.choices) + "`" : "the entry's";
+    md << "| `" << p.key << "` | " << cell(quantity) << " | " << default_text << " | "
        << (p.fit_name.empty() ? std::string("—") : "`" + std::string(p.fit_name) + "`") << " | " << cell(p.doc) << " | "
        << cell(p.source) << " |\n";
   }
@@ -68,6 +72,21 @@ std::string parameter_tables_markdown() {
         "A scenario's `cluster.node` mapping (with or without `base:`) and each entry of a node\n"
         "catalog, which adds `source`, `accelerator` and `measured_as` ([hardware.md](hardware.md#nodes)).",
         hw::node_parameters());
+  table(md, "Accelerator entries and `hardware.accelerator`",
+        "An accelerator catalog entry (every key required: defaults are the entry's) and a scenario's or a\n"
+        "profile's override over one (`base:`); the efficiencies are under `efficiency:` (next table)\n"
+        "([hardware.md](hardware.md#accelerators)).",
+        hw::accelerator_parameters(), false);
+  table(md, "`efficiency` of an accelerator",
+        "Besides `gemm_curve` and `gemm_tiles` ([hardware.md](hardware.md)); a catalog entry gives each\n"
+        "one with its source in `efficiency_source`.",
+        hw::efficiency_parameters());
+  table(md, "`efficiency.gemm_tiles` of an accelerator",
+        "The GEMM tile model `fathom calibrate` fits; every key required when the mapping is given,\n"
+        "`none` removes it.",
+        hw::gemm_tiles_parameters());
+  table(md, "Switch entries", "A scale-out switch of the hardware catalog ([hardware.md](hardware.md)).",
+        hw::switch_parameters(), false);
   table(md, "`workload.parallel`",
         "A training scenario's parallel strategy ([training.md](training.md)); the lists `stage_layers`,\n"
         "`chunk_layers` and `order` are described in [scenarios.md](scenarios.md#workload-with-kind-training).",

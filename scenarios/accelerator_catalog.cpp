@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/hardware/accelerator_parameters.hpp"
+#include "scenarios/declared_reader.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/user_catalogs.hpp"
 #include "sim/time.hpp"
@@ -17,47 +19,6 @@ namespace fathom::scenario {
 namespace {
 
 constexpr std::string_view kEfficiencyExpected = "a fraction above 0 and at most 1, such as 0.8 or 80%";
-
-// Reads a mapping's keys over a base value. In a catalog entry (`all`) every key is required,
-// so that no published figure silently falls back to a default; in a scenario's override only
-// the keys present are read.
-class FieldReader {
- public:
-  FieldReader(MapReader& map, bool all) : map_(map), all_(all) {}
-
-  void flops(std::string_view key, double& flops) { flops = all_ ? map_.flops(key) : map_.flops(key, flops); }
-  void bandwidth(std::string_view key, double& bytes_per_s) {
-    bytes_per_s = all_ ? map_.bandwidth(key, Sign::kPositive) : map_.bandwidth(key, bytes_per_s, Sign::kPositive);
-  }
-  void bytes(std::string_view key, double& bytes) {
-    bytes = static_cast<double>(all_ ? map_.bytes(key, Sign::kPositive)
-                                     : map_.bytes(key, static_cast<std::int64_t>(bytes), Sign::kPositive));
-  }
-  void watts(std::string_view key, double& watts) { watts = all_ ? map_.watts(key) : map_.watts(key, watts); }
-  void seconds(std::string_view key, double& seconds) {
-    seconds = (all_ ? map_.duration(key) : map_.duration(key, sim::SimTime::from_seconds(seconds))).to_seconds();
-  }
-  void nanoseconds(std::string_view key, double& ns) {
-    const auto base = sim::SimTime::from_ns(std::llround(ns));
-    ns = static_cast<double>((all_ ? map_.duration(key) : map_.duration(key, base)).ns());
-  }
-  void positive_int(std::string_view key, int& value) {
-    value = all_ ? map_.positive_int(key) : map_.positive_int(key, value);
-  }
-  // A fraction of a peak: 0 would make a kernel or a transfer take forever, so it is rejected.
-  void efficiency(std::string_view key, double& fraction) {
-    const std::optional<ValueReader> value =
-        all_ ? std::optional<ValueReader>(map_.value(key, kEfficiencyExpected)) : map_.find(key);
-    if (!value) return;
-    const double f = value->fraction();
-    if (!(f > 0)) value->fail(std::string(kEfficiencyExpected));
-    fraction = f;
-  }
-
- private:
-  MapReader& map_;
-  bool all_;
-};
 
 constexpr std::string_view kGemmCurveExpected =
     "none, or a mapping of precision (bf16 or fp8) and points ([FLOPs, fraction] pairs, FLOPs increasing)";
@@ -113,37 +74,16 @@ void read_gemm_tiles(const ValueReader& value, hw::DefaultEfficiencies& e) {
   MapReader map = value.map();
   hw::GemmTiles t;
   t.present = true;
-  t.precision = map.one_of("precision", {"bf16", "fp8"}) == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16;
-  FieldReader fields(map, true);
-  fields.efficiency("gemm_max", t.gemm_max);
-  fields.seconds("launch", t.launch_s);
-  fields.seconds("wave_overhead", t.wave_overhead_s);
-  fields.efficiency("hbm_fraction", t.hbm_fraction);
-  fields.efficiency("stream_k_efficiency", t.stream_k_efficiency);
-  fields.efficiency("unaligned_efficiency", t.unaligned_efficiency);
+  read_declared(map, hw::gemm_tiles_parameters(), t, {}, true);
   map.finish();
   e.gemm_tiles = t;
 }
 
-double& peak(hw::AcceleratorSpec& a, hw::Precision p) { return a.peak_flops[static_cast<std::size_t>(p)]; }
-
 hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool all) {
-  FieldReader fields(map, all);
-  fields.flops("peak_fp32", peak(a, hw::Precision::kFp32));
-  fields.flops("peak_tf32", peak(a, hw::Precision::kTf32));
-  fields.flops("peak_bf16", peak(a, hw::Precision::kBf16));
-  fields.flops("peak_fp8", peak(a, hw::Precision::kFp8));
-  fields.bytes("hbm", a.hbm_bytes);
-  fields.bytes("runtime_reserve", a.runtime_reserve_bytes);
-  fields.bandwidth("hbm_bandwidth", a.hbm_bytes_per_s);
-  fields.watts("tdp", a.tdp_watts);
-  fields.positive_int("compute_units", a.compute_units);
-
+  read_declared(map, hw::accelerator_parameters(), a, {}, all);
   MapReader map_of_efficiencies = all ? map.child("efficiency") : map.optional_child("efficiency");
-  FieldReader eff(map_of_efficiencies, all);
   hw::DefaultEfficiencies& e = a.efficiency;
-  eff.efficiency("gemm_max", e.gemm_max);
-  eff.seconds("kernel_overhead", e.kernel_overhead_s);
+  read_declared(map_of_efficiencies, hw::efficiency_parameters(), e, {}, all);
   const std::optional<ValueReader> curve =
       all ? std::optional<ValueReader>(map_of_efficiencies.value("gemm_curve", kGemmCurveExpected))
           : map_of_efficiencies.find("gemm_curve");
@@ -152,20 +92,12 @@ hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool
       all ? std::optional<ValueReader>(map_of_efficiencies.value("gemm_tiles", kGemmTilesExpected))
           : map_of_efficiencies.find("gemm_tiles");
   if (tiles) read_gemm_tiles(*tiles, e);
-  eff.efficiency("attention", e.attention);
-  eff.efficiency("hbm", e.hbm);
-  eff.efficiency("nvlink", e.nvlink);
-  eff.efficiency("nic", e.nic);
   map_of_efficiencies.finish();
   return a;
 }
 
 hw::SwitchSpec read_switch(MapReader& map, hw::SwitchSpec s, bool all) {
-  FieldReader fields(map, all);
-  fields.positive_int("radix", s.radix);
-  fields.bandwidth("port_bandwidth", s.port_bytes_per_s);
-  fields.nanoseconds("latency", s.latency_ns);
-  fields.watts("power", s.watts);
+  read_declared(map, hw::switch_parameters(), s, {}, all);
   return s;
 }
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "models/params/parameter_text.hpp"
+
 namespace fathom::scenario {
 
 double read_parameter_value(const ValueReader& v, params::Quantity quantity, bool positive, double max,
@@ -14,6 +16,15 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
     case params::Quantity::kDuration:
       x = static_cast<double>(v.duration(sign).ns());
       break;
+    case params::Quantity::kSeconds:
+      x = v.duration(sign).to_seconds();
+      break;
+    case params::Quantity::kFlops:
+      x = v.flops(sign);
+      break;
+    case params::Quantity::kWatts:
+      x = v.watts(sign);
+      break;
     case params::Quantity::kBytes:
       x = static_cast<double>(v.bytes(sign));
       break;
@@ -22,7 +33,7 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
       break;
     case params::Quantity::kFraction:
       x = v.fraction();
-      if (positive && !(x > 0)) v.fail("a fraction above 0" + why);
+      if (positive && !(x > 0)) v.fail("a fraction above 0 and at most 1" + why);
       break;
     case params::Quantity::kPositiveInt:
       x = v.positive_int();
@@ -48,6 +59,27 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
     v.fail("at most " + std::string(bound) + why);
   }
   return x;
+}
+
+std::string expected_parameter(params::Quantity quantity, bool positive, std::string_view doc) {
+  const Sign sign = positive ? Sign::kPositive : Sign::kNonNegative;
+  switch (quantity) {
+    case params::Quantity::kDuration:
+    case params::Quantity::kSeconds:
+      return expected_quantity(Quantity::kDuration, sign);
+    case params::Quantity::kBytes:
+      return expected_quantity(Quantity::kBytes, sign);
+    case params::Quantity::kBandwidth:
+      return expected_quantity(Quantity::kBandwidth, sign);
+    case params::Quantity::kFlops:
+      return expected_quantity(Quantity::kFlopRate, sign);
+    case params::Quantity::kWatts:
+      return expected_quantity(Quantity::kPower, sign);
+    case params::Quantity::kFraction:
+      return positive ? "a fraction above 0 and at most 1, such as 0.8 or 80%" : "a fraction such as 0.8 or 80%";
+    default:
+      return std::string(params::quantity_name(quantity)) + " (" + std::string(doc) + ")";
+  }
 }
 
 }  // namespace fathom::scenario

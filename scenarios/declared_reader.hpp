@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,12 +29,16 @@ void declare_parameters(MapReader& section, const std::vector<params::Parameter<
   }
 }
 
-// Reads every declared key present in `section` over `spec`. Nested sections are finished here
-// (an unknown key in them is an error); `section` itself is left for the caller to finish.
-// `note`, when set, is called with every value read.
+// What a missing required key of `quantity` should have held ("a FLOP rate such as ...").
+std::string expected_parameter(params::Quantity quantity, bool positive, std::string_view doc);
+
+// Reads every declared key present in `section` over `spec`; with `required` (a catalog entry,
+// which must give every published figure) a missing key is an error. Nested sections are
+// finished here (an unknown key in them is an error); `section` itself is left for the caller
+// to finish. `note`, when set, is called with every value read.
 template <class Spec>
 void read_declared(MapReader& section, const std::vector<params::Parameter<Spec>>& declared, Spec& spec,
-                   const std::function<void(const ValueReader&)>& note = {}) {
+                   const std::function<void(const ValueReader&)>& note = {}, bool required = false) {
   declare_parameters(section, declared);
   std::map<std::string, MapReader> nested;
   for (const auto& p : declared) {
@@ -41,13 +46,17 @@ void read_declared(MapReader& section, const std::vector<params::Parameter<Spec>
     if (dot == std::string_view::npos) continue;
     const std::string parent(p.key.substr(0, dot));
     auto it = nested.find(parent);
-    if (it == nested.end()) it = nested.emplace(parent, section.optional_child(parent)).first;
+    if (it == nested.end()) {
+      it = nested.emplace(parent, required ? section.child(parent) : section.optional_child(parent)).first;
+    }
     it->second.declare({p.key.substr(dot + 1)});
   }
   for (const auto& p : declared) {
     const std::size_t dot = p.key.find('.');
     MapReader& in = dot == std::string_view::npos ? section : nested.at(std::string(p.key.substr(0, dot)));
-    const auto v = in.find(dot == std::string_view::npos ? p.key : p.key.substr(dot + 1));
+    const std::string_view key = dot == std::string_view::npos ? p.key : p.key.substr(dot + 1);
+    const auto v = required ? std::optional(in.value(key, expected_parameter(p.quantity, p.positive, p.doc)))
+                            : in.find(key);
     if (!v) continue;
     if (note) note(*v);
     p.set(spec, read_parameter_value(*v, p.quantity, p.positive, p.max, p.doc, p.choices));

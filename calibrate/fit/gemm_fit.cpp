@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/hardware/accelerator_parameters.hpp"
+
 namespace fathom::calib {
 
 namespace {
@@ -16,7 +18,7 @@ namespace {
 // spans the plausible range of each: a small, fixed grid keeps the fit deterministic and fast
 // (a 9-point sweep fits 72 times in milliseconds).
 struct ParameterSpec {
-  const char* name;
+  const char* key;  // the declared key in a profile's gemm_tiles (hw::gemm_tiles_parameters())
   double lower, upper;
   const char* unit;
   std::vector<double> starts;
@@ -24,8 +26,8 @@ struct ParameterSpec {
 const std::array<ParameterSpec, 6>& specs() {
   static const std::array<ParameterSpec, 6> s = {
       ParameterSpec{"gemm_max", 0.05, 1.0, "", {0.5, 0.7, 0.9}},
-      ParameterSpec{"launch_s", 0.0, 100e-6, "s", {1e-6, 5e-6, 20e-6}},
-      ParameterSpec{"wave_overhead_s", 0.0, 100e-6, "s", {0.2e-6, 2e-6}},
+      ParameterSpec{"launch", 0.0, 100e-6, "s", {1e-6, 5e-6, 20e-6}},
+      ParameterSpec{"wave_overhead", 0.0, 100e-6, "s", {0.2e-6, 2e-6}},
       ParameterSpec{"hbm_fraction", 0.1, 1.0, "", {0.9, 0.6}},
       ParameterSpec{"stream_k_efficiency", 0.3, 1.0, "", {0.9, 0.6}},
       // One start: it scales only the unaligned shapes' compute, so it does not make the
@@ -132,7 +134,7 @@ GemmFit fit_gemm_dtype(const std::vector<GemmPoint>& points, const std::string& 
     std::vector<FitParameter> params;
     for (std::size_t i = 0; i < s.size(); ++i) {
       FitParameter fp;
-      fp.name = s[i].name;
+      fp.name = std::string(params::find(hw::gemm_tiles_parameters(), s[i].key)->fit_name);
       fp.value = start[i];
       fp.lower = s[i].lower;
       fp.upper = s[i].upper;

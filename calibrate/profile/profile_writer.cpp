@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/collectives/collective_parameters.hpp"
+#include "models/hardware/accelerator_parameters.hpp"
 #include "models/params/parameter_text.hpp"
 
 namespace fathom::calib {
@@ -141,13 +142,17 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
       if (tile_model_usable(*gemm)) {
         const compute::GemmModel& m = gemm->model;
         y << "    gemm_tiles:  # the fitted tile model (fits.gemm): GEMMs of known shape\n";
-        y << "      precision: " << precision << "\n";
-        y << "      gemm_max: " << num(m.gemm_max) << "\n";
-        y << "      launch: " << ns(m.launch_s * 1e9) << "\n";
-        y << "      wave_overhead: " << ns(m.wave_overhead_s * 1e9) << "\n";
-        y << "      hbm_fraction: " << num(m.hbm_fraction) << "\n";
-        y << "      stream_k_efficiency: " << num(m.stream_k_efficiency) << "\n";
-        y << "      unaligned_efficiency: " << num(m.unaligned_efficiency) << "\n";
+        const hw::GemmTiles tiles{true,
+                                  precision == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16,
+                                  m.gemm_max,
+                                  m.launch_s,
+                                  m.wave_overhead_s,
+                                  m.hbm_fraction,
+                                  m.stream_k_efficiency,
+                                  m.unaligned_efficiency};
+        for (const auto& p : hw::gemm_tiles_parameters()) {
+          y << "      " << p.key << ": " << params::exact_text(p.quantity, p.get(tiles), p.choices) << "\n";
+        }
       } else {
         y << "    gemm_tiles: none  # the tile fit does not describe this sweep (fits.gemm): the curve times every "
              "GEMM\n";

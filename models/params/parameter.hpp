@@ -17,8 +17,11 @@ namespace fathom::params {
 // What a value is and how it is written: the loader parses the unit, the writers print it.
 enum class Quantity {
   kDuration,        // integer nanoseconds; written with a time unit ("5us")
+  kSeconds,         // a duration held as seconds (double); written with a time unit
   kBytes,           // integer bytes; written with a size unit ("512KiB")
   kBandwidth,       // bytes per second; written with a rate unit ("400Gbps")
+  kFlops,           // FLOP per second; written with a rate unit ("989.5TFLOPS")
+  kWatts,           // written with a power unit ("700W")
   kFraction,        // 0 to 1; written as "0.9" or "90%"
   kPositiveInt,     // 1, 2, ...
   kNonNegativeInt,  // 0, 1, ...

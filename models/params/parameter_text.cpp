@@ -43,6 +43,12 @@ std::string exact_text(Quantity quantity, double v, std::string_view choices) {
   switch (quantity) {
     case Quantity::kDuration:
       return whole(v) + "ns";
+    case Quantity::kSeconds:
+      return whole(v * 1e9) + "ns";
+    case Quantity::kFlops:
+      return general(v / 1e12) + "TFLOPS";
+    case Quantity::kWatts:
+      return general(v) + "W";
     case Quantity::kBytes:
       return whole(v) + "B";
     case Quantity::kBandwidth:
@@ -72,6 +78,8 @@ std::string readable_text(Quantity quantity, double v, std::string_view choices)
                                  {"MiB", 1048576.0},
                                  {"GB", 1e9},
                                  {"GiB", 1073741824.0}});
+    case Quantity::kSeconds:
+      return general(v * 1e6) + "us";
     case Quantity::kBandwidth:
       return general(v / 1e9) + "GB/s";
     case Quantity::kFraction:
@@ -84,7 +92,12 @@ std::string readable_text(Quantity quantity, double v, std::string_view choices)
 std::string_view quantity_name(Quantity quantity) {
   switch (quantity) {
     case Quantity::kDuration:
+    case Quantity::kSeconds:
       return "duration";
+    case Quantity::kFlops:
+      return "FLOP rate";
+    case Quantity::kWatts:
+      return "power";
     case Quantity::kBytes:
       return "bytes";
     case Quantity::kBandwidth:

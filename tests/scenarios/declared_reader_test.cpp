@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/collectives/collective_parameters.hpp"
+#include "models/hardware/accelerator_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
 #include "models/params/parameter_text.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
@@ -35,6 +36,14 @@ double other_value(params::Quantity q, double current, double max, std::string_v
       return current != 0 ? 0 : 1;
     case params::Quantity::kChoice:
       return current != 0 ? 0 : static_cast<double>(params::choice_words(choices).size() - 1);
+    case params::Quantity::kSeconds:
+      return current + 2e-6;
+    case params::Quantity::kFlops:
+      return current + 1e12;
+    case params::Quantity::kWatts:
+      return current + 100;
+    case params::Quantity::kBandwidth:
+      return current + 1e9;
     default:
       return std::min(max, current + 3 * 1024);
   }
@@ -53,7 +62,8 @@ void round_trip_every_parameter(const std::vector<params::Parameter<Spec>>& decl
       Spec spec{};
       read_declared(section, declared, spec);
       section.finish();
-      if (p.quantity == params::Quantity::kBandwidth) {
+      if (p.quantity == params::Quantity::kBandwidth || p.quantity == params::Quantity::kSeconds ||
+          p.quantity == params::Quantity::kFlops || p.quantity == params::Quantity::kWatts) {
         CHECK(p.get(spec) == doctest::Approx(value).epsilon(1e-6));
       } else {
         CHECK(p.get(spec) == value);
@@ -66,6 +76,10 @@ TEST_CASE("every declared parameter reads back the text written for it, exact an
   round_trip_every_parameter(coll::collective_parameters());
   round_trip_every_parameter(hw::node_parameters());
   round_trip_every_parameter(train::parallel_parameters());
+  round_trip_every_parameter(hw::accelerator_parameters());
+  round_trip_every_parameter(hw::efficiency_parameters());
+  round_trip_every_parameter(hw::gemm_tiles_parameters());
+  round_trip_every_parameter(hw::switch_parameters());
 }
 
 TEST_CASE("a section reads only the keys present and leaves the rest at the spec's values") {
