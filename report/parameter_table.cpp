@@ -7,6 +7,7 @@
 #include "models/collectives/collective_parameters.hpp"
 #include "models/hardware/accelerator_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
+#include "models/network/fabric_parameters.hpp"
 #include "models/params/parameter_text.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 
@@ -72,6 +73,11 @@ std::string parameter_tables_markdown() {
         "A scenario's `cluster.node` mapping (with or without `base:`) and each entry of a node\n"
         "catalog, which adds `source`, `accelerator` and `measured_as` ([hardware.md](hardware.md#nodes)).",
         hw::node_parameters());
+  table(md, "`cluster.fabric`",
+        "A scenario's scale-out fabric; the per-tier `links` list (`{bandwidth, latency}` from the NICs\n"
+        "up) is described in [scenarios.md](scenarios.md#cluster), the derivation of counts in\n"
+        "[topology.md](topology.md).",
+        net::fabric_parameters());
   table(md, "Accelerator entries and `hardware.accelerator`",
         "An accelerator catalog entry (every key required: defaults are the entry's) and a scenario's or a\n"
         "profile's override over one (`base:`); the efficiencies are under `efficiency:` (next table)\n"

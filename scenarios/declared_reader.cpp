@@ -35,6 +35,10 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
       x = v.fraction();
       if (positive && !(x > 0)) v.fail("a fraction above 0 and at most 1" + why);
       break;
+    case params::Quantity::kNumber:
+      x = v.as<double>(positive ? "a number above 0" + why : "a number" + why);
+      if (positive && !(x > 0)) v.fail("a number above 0" + why);
+      break;
     case params::Quantity::kPositiveInt:
       x = v.positive_int();
       break;

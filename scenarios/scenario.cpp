@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "models/hardware/node_parameters.hpp"
+#include "models/network/fabric_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/calibration_profile.hpp"
@@ -80,26 +81,7 @@ void read_node(Scenario& s, MapReader& cluster, std::string& node_accelerator) {
 void read_fabric(Scenario& s, MapReader fabric) {
   note(s, fabric);
   topo::FabricSpec& f = s.cluster.fabric;
-  for (auto key : {"kind", "tiers", "radix", "oversubscription", "hosts_per_leaf", "leaves", "spines", "leaves_per_pod",
-                   "cores", "links_per_leaf_spine", "routing"}) {
-    if (auto v = fabric.find(key)) note(s, *v);
-  }
-  f.kind = fabric.one_of("kind", {"fat-tree", "rail-optimised"}, "fat-tree") == "fat-tree"
-               ? topo::FabricKind::kFatTree
-               : topo::FabricKind::kRailOptimized;
-  f.tiers = fabric.positive_int("tiers", f.tiers);
-  f.radix = fabric.non_negative_int("radix", f.radix);
-  f.oversubscription = fabric.optional<double>("oversubscription", f.oversubscription, "a ratio such as 1 or 3");
-  f.hosts_per_leaf = fabric.non_negative_int("hosts_per_leaf", f.hosts_per_leaf);
-  f.leaves = fabric.non_negative_int("leaves", f.leaves);
-  f.spines = fabric.non_negative_int("spines", f.spines);
-  f.leaves_per_pod = fabric.non_negative_int("leaves_per_pod", f.leaves_per_pod);
-  f.cores = fabric.non_negative_int("cores", f.cores);
-  f.links_per_leaf_spine = fabric.positive_int("links_per_leaf_spine", f.links_per_leaf_spine);
-  const std::string routing = fabric.one_of("routing", {"ecmp", "d-mod-k", "adaptive"}, "ecmp");
-  f.routing = routing == "d-mod-k"    ? topo::Routing::kDestination
-              : routing == "adaptive" ? topo::Routing::kAdaptive
-                                      : topo::Routing::kEcmpHash;
+  read_declared(fabric, net::fabric_parameters(), f, [&](const ValueReader& v) { note(s, v); });
   ListReader links = fabric.list("links");
   s.locations[links.path()] = links.location();
   f.tier.clear();

@@ -23,6 +23,7 @@ enum class Quantity {
   kFlops,           // FLOP per second; written with a rate unit ("989.5TFLOPS")
   kWatts,           // written with a power unit ("700W")
   kFraction,        // 0 to 1; written as "0.9" or "90%"
+  kNumber,          // a plain number ("3" for 3:1)
   kPositiveInt,     // 1, 2, ...
   kNonNegativeInt,  // 0, 1, ...
   kBool,            // true or false

@@ -54,6 +54,7 @@ std::string exact_text(Quantity quantity, double v, std::string_view choices) {
     case Quantity::kBandwidth:
       return general(v) + "B/s";
     case Quantity::kFraction:
+    case Quantity::kNumber:
       return general(v);
     case Quantity::kPositiveInt:
     case Quantity::kNonNegativeInt:
@@ -104,6 +105,8 @@ std::string_view quantity_name(Quantity quantity) {
       return "bandwidth";
     case Quantity::kFraction:
       return "fraction";
+    case Quantity::kNumber:
+      return "number";
     case Quantity::kPositiveInt:
       return "integer >= 1";
     case Quantity::kNonNegativeInt:

@@ -12,6 +12,7 @@
 #include "models/collectives/collective_parameters.hpp"
 #include "models/hardware/accelerator_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
+#include "models/network/fabric_parameters.hpp"
 #include "models/params/parameter_text.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "scenarios/errors.hpp"
@@ -32,6 +33,8 @@ double other_value(params::Quantity q, double current, double max, std::string_v
   switch (q) {
     case params::Quantity::kFraction:
       return current > 0.5 ? 0.25 : 0.75;
+    case params::Quantity::kNumber:
+      return current + 2.5;
     case params::Quantity::kBool:
       return current != 0 ? 0 : 1;
     case params::Quantity::kChoice:
@@ -75,6 +78,7 @@ void round_trip_every_parameter(const std::vector<params::Parameter<Spec>>& decl
 TEST_CASE("every declared parameter reads back the text written for it, exact and readable") {
   round_trip_every_parameter(coll::collective_parameters());
   round_trip_every_parameter(hw::node_parameters());
+  round_trip_every_parameter(net::fabric_parameters());
   round_trip_every_parameter(train::parallel_parameters());
   round_trip_every_parameter(hw::accelerator_parameters());
   round_trip_every_parameter(hw::efficiency_parameters());
