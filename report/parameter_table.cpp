@@ -9,6 +9,7 @@
 #include "models/hardware/node_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
 #include "models/params/parameter_text.hpp"
+#include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 
 namespace fathom::report {
@@ -93,6 +94,10 @@ std::string parameter_tables_markdown() {
         hw::gemm_tiles_parameters());
   table(md, "Switch entries", "A scale-out switch of the hardware catalog ([hardware.md](hardware.md)).",
         hw::switch_parameters(), false);
+  table(md, "Model zoo entries and `workload.model`",
+        "A transformer's shape: a zoo entry (every key required but kv_heads, experts and top_k) or a\n"
+        "scenario's mapping over one (`base:`) ([models.md](models.md)).",
+        train::model_parameters(), false);
   table(md, "`workload.parallel`",
         "A training scenario's parallel strategy ([training.md](training.md)); the lists `stage_layers`,\n"
         "`chunk_layers` and `order` are described in [scenarios.md](scenarios.md#workload-with-kind-training).",

@@ -65,7 +65,8 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
   return x;
 }
 
-std::string expected_parameter(params::Quantity quantity, bool positive, std::string_view doc) {
+std::string expected_parameter(params::Quantity quantity, bool positive, std::string_view doc,
+                               std::string_view choices) {
   const Sign sign = positive ? Sign::kPositive : Sign::kNonNegative;
   switch (quantity) {
     case params::Quantity::kDuration:
@@ -81,6 +82,17 @@ std::string expected_parameter(params::Quantity quantity, bool positive, std::st
       return expected_quantity(Quantity::kPower, sign);
     case params::Quantity::kFraction:
       return positive ? "a fraction above 0 and at most 1, such as 0.8 or 80%" : "a fraction such as 0.8 or 80%";
+    case params::Quantity::kChoice: {
+      std::string words;
+      for (auto w : params::choice_words(choices)) words += (words.empty() ? "\"" : ", \"") + std::string(w) + "\"";
+      return "one of " + words;
+    }
+    case params::Quantity::kPositiveInt:
+      return "a positive integer (" + std::string(doc) + ")";
+    case params::Quantity::kNonNegativeInt:
+      return "a whole number of 0 or more (" + std::string(doc) + ")";
+    case params::Quantity::kBool:
+      return "true or false (" + std::string(doc) + ")";
     default:
       return std::string(params::quantity_name(quantity)) + " (" + std::string(doc) + ")";
   }

@@ -30,7 +30,8 @@ void declare_parameters(MapReader& section, const std::vector<params::Parameter<
 }
 
 // What a missing required key of `quantity` should have held ("a FLOP rate such as ...").
-std::string expected_parameter(params::Quantity quantity, bool positive, std::string_view doc);
+std::string expected_parameter(params::Quantity quantity, bool positive, std::string_view doc,
+                               std::string_view choices = {});
 
 // Reads every declared key present in `section` over `spec`; with `required` (a catalog entry,
 // which must give every published figure) a missing key is an error. Nested sections are
@@ -55,8 +56,9 @@ void read_declared(MapReader& section, const std::vector<params::Parameter<Spec>
     const std::size_t dot = p.key.find('.');
     MapReader& in = dot == std::string_view::npos ? section : nested.at(std::string(p.key.substr(0, dot)));
     const std::string_view key = dot == std::string_view::npos ? p.key : p.key.substr(dot + 1);
-    const auto v = required ? std::optional(in.value(key, expected_parameter(p.quantity, p.positive, p.doc)))
-                            : in.find(key);
+    const auto v = required && !p.optional_in_entry
+                       ? std::optional(in.value(key, expected_parameter(p.quantity, p.positive, p.doc, p.choices)))
+                       : in.find(key);
     if (!v) continue;
     if (note) note(*v);
     p.set(spec, read_parameter_value(*v, p.quantity, p.positive, p.max, p.doc, p.choices));

@@ -3,18 +3,14 @@
 #include <string>
 #include <utility>
 
+#include "models/workloads/training/model_parameters.hpp"
 #include "scenarios/accelerator_catalog.hpp"
+#include "scenarios/declared_reader.hpp"
 #include "scenarios/user_catalogs.hpp"
 
 namespace fathom::scenario {
 
 namespace {
-
-std::string_view mlp_name(train::MlpKind mlp) { return mlp == train::MlpKind::kGelu ? "gelu" : "swiglu"; }
-
-std::string_view position_name(train::PositionKind position) {
-  return position == train::PositionKind::kLearned ? "learned" : "rotary";
-}
 
 std::vector<train::TransformerSpec> parse_catalog() {
   const Document doc = Document::parse(model_catalog_text(), std::string(kModelCatalogFile));
@@ -85,29 +81,10 @@ const train::TransformerSpec& catalog_model(const ValueReader& value) {
 train::TransformerSpec read_model_fields(MapReader& map, train::TransformerSpec base) {
   // A blank base requires every shape; over a filled one every key is optional.
   const bool blank = base.layers == 0;
-  auto count = [&](std::string_view key, int fallback) {
-    return blank ? map.positive_int(key) : map.positive_int(key, fallback);
-  };
+  const bool kv_heads_given = map.has("kv_heads");
   train::TransformerSpec s = std::move(base);
-  s.layers = count("layers", s.layers);
-  s.hidden = count("hidden", s.hidden);
-  s.ffn_hidden = count("ffn_hidden", s.ffn_hidden);
-  s.heads = count("heads", s.heads);
-  s.kv_heads = map.positive_int("kv_heads", blank ? s.heads : s.kv_heads);
-  s.vocab = count("vocab", s.vocab);
-  s.max_sequence = count("max_sequence", s.max_sequence);
-
-  const std::string mlp =
-      blank ? map.one_of("mlp", {"gelu", "swiglu"}) : map.one_of("mlp", {"gelu", "swiglu"}, mlp_name(s.mlp));
-  s.mlp = mlp == "gelu" ? train::MlpKind::kGelu : train::MlpKind::kSwiGlu;
-  const std::string position = blank ? map.one_of("position", {"learned", "rotary"})
-                                     : map.one_of("position", {"learned", "rotary"}, position_name(s.position));
-  s.position = position == "learned" ? train::PositionKind::kLearned : train::PositionKind::kRotary;
-  s.tied_embeddings =
-      blank ? map.required<bool>("tied_embeddings") : map.optional<bool>("tied_embeddings", s.tied_embeddings);
-
-  s.experts = map.positive_int("experts", blank ? 1 : s.experts);
-  s.top_k = map.positive_int("top_k", blank ? 1 : s.top_k);
+  read_declared(map, train::model_parameters(), s, {}, blank);
+  if (blank && !kv_heads_given) s.kv_heads = s.heads;  // no GQA unless the entry says so
 
   if (auto violation = train::first_violation(s)) reject(map, s, *violation);
   return s;

@@ -34,11 +34,6 @@ std::vector<std::string> catalog_model_names();
 // "did you mean".
 const train::TransformerSpec& catalog_model(const ValueReader& value);
 
-// The keys a model mapping holds (besides `base` in a scenario and `source` in the catalog).
-inline constexpr std::string_view kModelKeys[] = {"layers",   "hidden",          "ffn_hidden",   "heads",
-                                                  "kv_heads", "vocab",           "max_sequence", "mlp",
-                                                  "position", "tied_embeddings", "experts",      "top_k"};
-
 // Reads the model keys present in `map` over `base`; keys absent keep base's value, and
 // base's name and source are kept. A blank base (layers == 0, as TransformerSpec{}) makes a
 // model from scratch: then every key is required except kv_heads (default: heads, no

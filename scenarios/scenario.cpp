@@ -11,6 +11,7 @@
 
 #include "models/hardware/node_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
+#include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/calibration_profile.hpp"
@@ -344,8 +345,8 @@ void read_training(Scenario& s, MapReader& w) {
       base = catalog_model(*b);
       used(s, "model", base.name);
     }
-    for (auto key : kModelKeys) {
-      if (auto k = m.find(key)) note(s, *k);
+    for (const auto& p : train::model_parameters()) {
+      if (auto k = m.find(p.key)) note(s, *k);
     }
     t.model = read_model_fields(m, base);
     if (t.model.name.empty()) t.model.name = "custom";

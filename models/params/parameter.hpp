@@ -58,6 +58,9 @@ struct Parameter {
   std::string_view choices = {};   // kChoice: the words, space-separated
   bool positive = false;           // 0 is rejected
   double max = std::numeric_limits<double>::infinity();  // larger values are rejected
+  // A full catalog entry must give every key (read_declared's `required`) but this one, which
+  // keeps its default there.
+  bool optional_in_entry = false;
 
   double default_value() const { return get(Spec{}); }
 };

@@ -14,6 +14,7 @@
 #include "models/hardware/node_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
 #include "models/params/parameter_text.hpp"
+#include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "scenarios/errors.hpp"
 
@@ -80,6 +81,7 @@ TEST_CASE("every declared parameter reads back the text written for it, exact an
   round_trip_every_parameter(hw::node_parameters());
   round_trip_every_parameter(net::fabric_parameters());
   round_trip_every_parameter(train::parallel_parameters());
+  round_trip_every_parameter(train::model_parameters());
   round_trip_every_parameter(hw::accelerator_parameters());
   round_trip_every_parameter(hw::efficiency_parameters());
   round_trip_every_parameter(hw::gemm_tiles_parameters());
