@@ -11,6 +11,7 @@
 #include "models/params/parameter_text.hpp"
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
+#include "models/workloads/training/training_parameters.hpp"
 
 namespace fathom::report {
 
@@ -94,6 +95,10 @@ std::string parameter_tables_markdown() {
         hw::gemm_tiles_parameters());
   table(md, "Switch entries", "A scale-out switch of the hardware catalog ([hardware.md](hardware.md)).",
         hw::switch_parameters(), false);
+  table(md, "`workload` with `kind: training`",
+        "A training run's own keys, beside `kind`, `model` (next table) and `parallel` (the table after);\n"
+        "`sequence` and `global_batch` are required ([training.md](training.md)).",
+        train::training_parameters());
   table(md, "Model zoo entries and `workload.model`",
         "A transformer's shape: a zoo entry (every key required but kv_heads, experts and top_k) or a\n"
         "scenario's mapping over one (`base:`) ([models.md](models.md)).",

@@ -39,6 +39,9 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
       x = v.as<double>(positive ? "a number above 0" + why : "a number" + why);
       if (positive && !(x > 0)) v.fail("a number above 0" + why);
       break;
+    case params::Quantity::kCount:
+      x = static_cast<double>(v.count(sign));
+      break;
     case params::Quantity::kPositiveInt:
       x = v.positive_int();
       break;
@@ -78,6 +81,8 @@ std::string expected_parameter(params::Quantity quantity, bool positive, std::st
       return expected_quantity(Quantity::kBandwidth, sign);
     case params::Quantity::kFlops:
       return expected_quantity(Quantity::kFlopRate, sign);
+    case params::Quantity::kCount:
+      return expected_quantity(Quantity::kCount, sign);
     case params::Quantity::kWatts:
       return expected_quantity(Quantity::kPower, sign);
     case params::Quantity::kFraction:

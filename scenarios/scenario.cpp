@@ -13,6 +13,7 @@
 #include "models/network/fabric_parameters.hpp"
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
+#include "models/workloads/training/training_parameters.hpp"
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/calibration_profile.hpp"
 #include "scenarios/collectives_reader.hpp"
@@ -231,12 +232,6 @@ void read_collectives(Scenario& s, MapReader c) {
   read_collectives_section(c, s.collectives, [&](const ValueReader& v) { note(s, v); });
 }
 
-void note_keys(Scenario& s, MapReader& m, std::initializer_list<std::string_view> keys) {
-  for (auto key : keys) {
-    if (auto v = m.find(key)) note(s, *v);
-  }
-}
-
 // `hardware:`: the accelerator (a catalog name, or a mapping over one with overridden fields).
 // Without it, the cluster node's catalog entry names the accelerator.
 void read_hardware(Scenario& s, MapReader& root, const std::string& node_accelerator,
@@ -328,9 +323,6 @@ void read_parallel(Scenario& s, MapReader p) {
 
 void read_training(Scenario& s, MapReader& w) {
   train::TrainingSpec& t = s.training;
-  note_keys(s, w,
-            {"gpus", "sequence", "global_batch", "micro_batch", "precision", "recompute", "flash_attention", "tokens",
-             "memory_fraction"});
   // The model: a zoo name, or a mapping over a zoo entry (`base`) or over nothing.
   if (auto v = w.find("model"); v && v->is_scalar()) {
     note(s, *v);
@@ -353,25 +345,15 @@ void read_training(Scenario& s, MapReader& w) {
     m.finish();
   }
   const int cluster_gpus = s.cluster.nodes * s.cluster.node.gpus;
-  t.gpus = w.positive_int("gpus", cluster_gpus);
+  t.gpus = cluster_gpus;
+  read_declared(
+      w, train::training_parameters(), t, [&](const ValueReader& v) { note(s, v); }, true);
   if (t.gpus > cluster_gpus) {
     w.fail("gpus", "at most the cluster's " + std::to_string(cluster_gpus) + " GPUs");
   }
-  t.sequence = w.positive_int("sequence");
-  t.global_batch = w.positive_int("global_batch");
-  t.micro_batch = w.positive_int("micro_batch", 1);
-  const std::string precision = w.one_of("precision", {"bf16", "fp8"}, "bf16");
-  t.precision = precision == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16;
   if (t.precision == hw::Precision::kFp8 && !(s.accelerator.peak(hw::Precision::kFp8) > 0)) {
     w.fail("precision", "bf16: the accelerator " + s.accelerator.name + " has no FP8 peak");
   }
-  const std::string recompute = w.one_of("recompute", {"none", "selective", "full"}, "selective");
-  t.recompute = recompute == "none"   ? train::Recompute::kNone
-                : recompute == "full" ? train::Recompute::kFull
-                                      : train::Recompute::kSelective;
-  t.flash_attention = w.optional<bool>("flash_attention", true);
-  t.tokens = static_cast<double>(w.count("tokens", 0));
-  t.max_memory_fraction = w.fraction("memory_fraction", 1.0);
   read_parallel(s, w.optional_child("parallel"));
   const train::ParallelSpec& p = t.parallel;
   const long long model_ranks = static_cast<long long>(p.tp) * p.pp * p.cp;

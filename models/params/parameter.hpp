@@ -24,6 +24,7 @@ enum class Quantity {
   kWatts,           // written with a power unit ("700W")
   kFraction,        // 0 to 1; written as "0.9" or "90%"
   kNumber,          // a plain number ("3" for 3:1)
+  kCount,           // a whole count that may be written in exponent form ("15e12")
   kPositiveInt,     // 1, 2, ...
   kNonNegativeInt,  // 0, 1, ...
   kBool,            // true or false

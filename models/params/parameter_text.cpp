@@ -59,6 +59,8 @@ std::string exact_text(Quantity quantity, double v, std::string_view choices) {
     case Quantity::kPositiveInt:
     case Quantity::kNonNegativeInt:
       return whole(v);
+    case Quantity::kCount:
+      return std::abs(v) < 1e15 ? whole(v) : general(v);
     case Quantity::kBool:
       return v != 0 ? "true" : "false";
     case Quantity::kChoice:
@@ -107,6 +109,8 @@ std::string_view quantity_name(Quantity quantity) {
       return "fraction";
     case Quantity::kNumber:
       return "number";
+    case Quantity::kCount:
+      return "count";
     case Quantity::kPositiveInt:
       return "integer >= 1";
     case Quantity::kNonNegativeInt:

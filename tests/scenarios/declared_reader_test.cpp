@@ -16,6 +16,7 @@
 #include "models/params/parameter_text.hpp"
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
+#include "models/workloads/training/training_parameters.hpp"
 #include "scenarios/errors.hpp"
 
 namespace fathom::scenario {
@@ -82,6 +83,7 @@ TEST_CASE("every declared parameter reads back the text written for it, exact an
   round_trip_every_parameter(net::fabric_parameters());
   round_trip_every_parameter(train::parallel_parameters());
   round_trip_every_parameter(train::model_parameters());
+  round_trip_every_parameter(train::training_parameters());
   round_trip_every_parameter(hw::accelerator_parameters());
   round_trip_every_parameter(hw::efficiency_parameters());
   round_trip_every_parameter(hw::gemm_tiles_parameters());

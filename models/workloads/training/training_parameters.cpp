@@ -1,0 +1,107 @@
+#include "models/workloads/training/training_parameters.hpp"
+
+#include <limits>
+
+namespace fathom::train {
+
+namespace {
+
+using params::Quantity;
+using P = params::Parameter<TrainingSpec>;
+constexpr double kNoMax = std::numeric_limits<double>::infinity();
+constexpr std::string_view kRun = "none: the run is the scenario's";
+
+}  // namespace
+
+const std::vector<P>& training_parameters() {
+  static const std::vector<P> declared = {
+      {"gpus",
+       Quantity::kPositiveInt,
+       FATHOM_PARAMETER_MEMBER(TrainingSpec, gpus),
+       "GPUs the run uses, the first ones in node order (without the key, every GPU of the cluster); at most "
+       "`cluster.nodes` x `cluster.node.gpus`; a multiple of "
+       "tp x pp x cp",
+       kRun,
+       {},
+       {},
+       false,
+       kNoMax,
+       true},
+      {"sequence", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(TrainingSpec, sequence),
+       "tokens per sample (required); a multiple of `parallel.cp` (not checked against the model's `max_sequence`)",
+       kRun},
+      {"global_batch", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(TrainingSpec, global_batch),
+       "samples per step (required); a multiple of `micro_batch` x dp", kRun},
+      {"micro_batch",
+       Quantity::kPositiveInt,
+       FATHOM_PARAMETER_MEMBER(TrainingSpec, micro_batch),
+       "samples per micro-batch per data-parallel replica",
+       "Megatron-LM's default",
+       {},
+       {},
+       false,
+       kNoMax,
+       true},
+      {"precision",
+       Quantity::kChoice,
+       [](const TrainingSpec& t) { return t.precision == hw::Precision::kFp8 ? 1.0 : 0.0; },
+       [](TrainingSpec& t, double v) { t.precision = v != 0 ? hw::Precision::kFp8 : hw::Precision::kBf16; },
+       "GEMM precision; `fp8` runs GEMMs only at the FP8 peak (activations and weights stay 2-byte) and needs an "
+       "accelerator with one (`fp8` on `a100-80gb-sxm` is an error)",
+       "BF16 mixed precision, as most published runs",
+       {},
+       "bf16 fp8",
+       false,
+       kNoMax,
+       true},
+      {"recompute",
+       Quantity::kChoice,
+       [](const TrainingSpec& t) {
+         return t.recompute == Recompute::kNone ? 0.0 : t.recompute == Recompute::kSelective ? 1.0 : 2.0;
+       },
+       [](TrainingSpec& t, double v) {
+         t.recompute = v == 0 ? Recompute::kNone : v == 1 ? Recompute::kSelective : Recompute::kFull;
+       },
+       "activation recomputation: keep everything; recompute the attention core (nothing with FlashAttention); keep "
+       "each layer's input and recompute the layer",
+       "Megatron-LM's recommended selective recomputation (Korthikanti et al. 2022)",
+       {},
+       "none selective full",
+       false,
+       kNoMax,
+       true},
+      {"flash_attention",
+       Quantity::kBool,
+       FATHOM_PARAMETER_MEMBER(TrainingSpec, flash_attention),
+       "fused attention (no s x s scores in memory); `false` is the unfused path (batched GEMMs, softmax, dropout)",
+       "FlashAttention, the default of current frameworks",
+       {},
+       {},
+       false,
+       kNoMax,
+       true},
+      {"tokens",
+       Quantity::kCount,
+       FATHOM_PARAMETER_MEMBER(TrainingSpec, tokens),
+       "token budget for time-to-train and GPU-hours; 0: not asked",
+       kRun,
+       {},
+       {},
+       false,
+       kNoMax,
+       true},
+      {"memory_fraction",
+       Quantity::kFraction,
+       FATHOM_PARAMETER_MEMBER(TrainingSpec, max_memory_fraction),
+       "usable share of HBM; above 0",
+       "all of it",
+       {},
+       {},
+       true,
+       kNoMax,
+       true},
+  };
+  return declared;
+}
+
+}  // namespace fathom::train
