@@ -9,9 +9,9 @@
 // (docs/collectives.md derives them) combines these per step; the
 // simulated DAG must reproduce it whenever the algorithm's own flows do not share a link
 // (multi-channel rings: whenever the flows sharing a link are the channels' equal, concurrent
-// ones, which then get equal shares), which is what tests/models/collectives/ checks. Routes are those of the Router with ECMP
-// hash 0: in the symmetric Clos fabrics fathom builds every equal-cost path has the same latency and bottleneck, so the
-// choice does not change d.
+// ones, which then get equal shares), which is what tests/models/collectives/ checks. Routes are those of the Router
+// with ECMP hash 0: in the symmetric Clos fabrics fathom builds every equal-cost path has the same latency and
+// bottleneck, so the choice does not change d.
 #pragma once
 
 #include <cstdint>
