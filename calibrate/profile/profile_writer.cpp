@@ -14,14 +14,8 @@ namespace fathom::calib {
 
 namespace {
 
-// A double as YAML reads it back: shortest round-trip-ish text, .nan for NaN.
-std::string num(double v) {
-  if (std::isnan(v)) return ".nan";
-  if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+// A double as YAML reads it back.
+std::string num(double v) { return params::number_text(v); }
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";

@@ -7,15 +7,15 @@
 
 namespace fathom::params {
 
-namespace {
-
-std::string general(double v) {
+std::string number_text(double v) {
   if (std::isnan(v)) return ".nan";
   if (std::isinf(v)) return v > 0 ? ".inf" : "-.inf";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
+
+namespace {
 
 std::string whole(double v) { return std::to_string(std::llround(v)); }
 
@@ -46,27 +46,27 @@ std::string exact_text(Quantity quantity, double v, std::string_view choices) {
     case Quantity::kSeconds:
       return whole(v * 1e9) + "ns";
     case Quantity::kFlops:
-      return general(v / 1e12) + "TFLOPS";
+      return number_text(v / 1e12) + "TFLOPS";
     case Quantity::kWatts:
-      return general(v) + "W";
+      return number_text(v) + "W";
     case Quantity::kBytes:
       return whole(v) + "B";
     case Quantity::kBandwidth:
-      return general(v) + "B/s";
+      return number_text(v) + "B/s";
     case Quantity::kFraction:
     case Quantity::kNumber:
-      return general(v);
+      return number_text(v);
     case Quantity::kPositiveInt:
     case Quantity::kNonNegativeInt:
       return whole(v);
     case Quantity::kCount:
-      return std::abs(v) < 1e15 ? whole(v) : general(v);
+      return std::abs(v) < 1e15 ? whole(v) : number_text(v);
     case Quantity::kBool:
       return v != 0 ? "true" : "false";
     case Quantity::kChoice:
       return choice(v, choices);
   }
-  return general(v);
+  return number_text(v);
 }
 
 std::string readable_text(Quantity quantity, double v, std::string_view choices) {
@@ -82,11 +82,11 @@ std::string readable_text(Quantity quantity, double v, std::string_view choices)
                                  {"GB", 1e9},
                                  {"GiB", 1073741824.0}});
     case Quantity::kSeconds:
-      return general(v * 1e6) + "us";
+      return number_text(v * 1e6) + "us";
     case Quantity::kBandwidth:
-      return general(v / 1e9) + "GB/s";
+      return number_text(v / 1e9) + "GB/s";
     case Quantity::kFraction:
-      return general(std::round(v * 1e4) / 1e4);
+      return number_text(std::round(v * 1e4) / 1e4);
     default:
       return exact_text(quantity, v, choices);
   }

@@ -11,6 +11,8 @@
 namespace fathom::params {
 
 std::string exact_text(Quantity quantity, double value, std::string_view choices = {});
+// A plain number as YAML reads it back: 6 significant digits, .nan and .inf for the IEEE values.
+std::string number_text(double value);
 std::string readable_text(Quantity quantity, double value, std::string_view choices = {});
 
 // The quantity as the docs name it: "duration", "bytes", "fraction", ...
