@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "models/collectives/collective_parameters.hpp"
 #include "models/hardware/accelerator_parameters.hpp"
@@ -32,8 +35,6 @@ std::string csv_field(const std::string& s) {
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
-
-std::string ns(double v) { return std::to_string(std::llround(v)) + "ns"; }
 
 void write_quality(std::ostringstream& y, const std::string& indent, const FitResult& r) {
   y << indent << "points: " << r.predicted.size() << "\n";
@@ -119,16 +120,26 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
   const GemmFit* gemm = curve_fit(c, precision);
   if (gemm || c.hbm || c.attention_fraction) {
     y << "accelerator:\n  base: " << system.accelerator.name << "\n  efficiency:\n";
-    if (c.hbm) y << "    hbm: " << num(c.hbm->fraction) << "\n";
-    if (c.attention_fraction) y << "    attention: " << num(*c.attention_fraction) << "\n";
+    // The fitted efficiencies under their declared keys (hw::efficiency_parameters()).
+    hw::DefaultEfficiencies fitted;
+    std::set<std::string_view> keys;
+    if (c.hbm) fitted.hbm = c.hbm->fraction, keys.insert("hbm");
+    if (c.attention_fraction) fitted.attention = *c.attention_fraction, keys.insert("attention");
+    std::vector<hw::GemmPoint> curve;
     if (gemm) {
-      const auto curve = gemm_curve_of(*gemm);
+      curve = gemm_curve_of(*gemm);
       // As the catalog defines it (scenarios/hardware/accelerators.yaml): the time a 1024^3 GEMM
       // takes beyond its FLOPs at the largest GEMM's rate, here of the fitted model (16384^3).
       const double small = gemm->model.seconds(1024, 1024, 1024);
       const double large_rate = gemm->model.tflops(16384, 16384, 16384) * 1e12;
-      y << "    kernel_overhead: " << ns(std::max(0.0, small - 2.0 * 1024 * 1024 * 1024 / large_rate) * 1e9) << "\n";
-      if (precision == "bf16") y << "    gemm_max: " << num(curve.back().fraction) << "\n";
+      fitted.kernel_overhead_s = std::max(0.0, small - 2.0 * 1024 * 1024 * 1024 / large_rate);
+      keys.insert("kernel_overhead");
+      if (precision == "bf16") fitted.gemm_max = curve.back().fraction, keys.insert("gemm_max");
+    }
+    for (const auto& p : hw::efficiency_parameters()) {
+      if (keys.count(p.key)) y << "    " << p.key << ": " << params::exact_text(p.quantity, p.get(fitted)) << "\n";
+    }
+    if (gemm) {
       y << "    gemm_curve:  # square GEMMs 1024^3 .. 32768^3: as measured where the sweep has them, else the\n"
            "                 # fitted model's (fits.gemm)\n";
       y << "      precision: " << precision << "\n      points:\n";

@@ -13,7 +13,8 @@ namespace fathom::hw {
 
 // peak_*, hbm, runtime_reserve, hbm_bandwidth, tdp, compute_units.
 const std::vector<params::Parameter<AcceleratorSpec>>& accelerator_parameters();
-// Under `efficiency`: gemm_max, kernel_overhead, attention, hbm, nvlink, nic.
+// Under `efficiency`: hbm, attention, kernel_overhead, gemm_max, nvlink, nic (the order a
+// calibrated profile writes the fitted ones).
 const std::vector<params::Parameter<DefaultEfficiencies>>& efficiency_parameters();
 // Under `efficiency.gemm_tiles` (every key required when the mapping is given).
 const std::vector<params::Parameter<GemmTiles>>& gemm_tiles_parameters();
