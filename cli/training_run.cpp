@@ -15,7 +15,7 @@ int run_training(const scenario::Scenario& s, const TrainingOutputs& o) {
   if (is_stdout(o.json) && is_stdout(o.trace))
     throw std::invalid_argument("--json - and --trace - cannot both write standard output");
   const report::TrainingReport r = report::evaluate_training(s, catalog_folders());
-  warn(r.topology.summary);
+  warn(r.result.cluster);
   // With an output on standard output (`--json -`) the human report moves to standard error,
   // so that the output can be piped. A strategy that does not fit shows its memory on the
   // terminal, and no file is written.

@@ -48,7 +48,6 @@ void write_memory(sim::JsonWriter& j, const train::MemoryReport& m) {
 
 void write_training_json(std::ostream& out, const TrainingReport& report) {
   const scenario::Scenario& s = report.scenario;
-  const topo::Topology& topology = report.topology;
   const train::TrainingResult& r = report.result;
   const train::TrainingSpec& t = s.training;
   sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
@@ -94,7 +93,7 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
   j.key("cluster");
   j.begin_object();
   j.key("description");
-  j.value(topology.summary.description);
+  j.value(r.cluster.description);
   j.key("nodes");
   j.value(s.cluster.nodes);
   j.key("gpus_per_node");
@@ -111,7 +110,7 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
   j.value(s.collectives.flows_per_connection);
   j.key("warnings");
   j.begin_array();
-  for (const auto& w : topology.summary.warnings) {
+  for (const auto& w : r.cluster.warnings) {
     j.begin_object();
     j.key("kind");
     j.value(topo::to_string(w.kind));
@@ -215,9 +214,9 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
     const auto& l = r.links[i];
     j.begin_object();
     j.key("name");
-    j.value(topology.link(l.link).name);
+    j.value(l.name);
     j.key("class");
-    j.value(topo::to_string(topology.link(l.link).cls));
+    j.value(topo::to_string(l.cls));
     j.key("bytes_per_step");
     j.value(l.bytes);
     j.key("utilisation");

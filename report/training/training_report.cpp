@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "report/training/training_labels.hpp"
-#include "topologies/cluster.hpp"
 
 namespace fathom::report {
 
@@ -36,7 +35,6 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
   report.scenario = s;
   report.command_catalogs = std::move(command_catalogs);
   report.result = train::simulate_training_step(s.training, s.accelerator, s.cluster, s.collectives, s.seed);
-  report.topology = topo::build_cluster(s.cluster);
   if (!report.fits()) return report;
   for (const auto& e : s.expectations) {
     const double actual = training_figure(e.key, report.result);

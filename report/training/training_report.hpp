@@ -10,7 +10,6 @@
 
 #include "models/workloads/training/step_model.hpp"
 #include "scenarios/scenario.hpp"
-#include "topologies/topology.hpp"
 
 namespace fathom::report {
 
@@ -23,7 +22,6 @@ struct ExpectationOutcome {
 struct TrainingReport {
   scenario::Scenario scenario;
   std::vector<std::string> command_catalogs;  // the command's --catalog folders (the JSON lists them)
-  topo::Topology topology;
   train::TrainingResult result;
   std::vector<ExpectationOutcome> expectations;  // empty when the strategy does not fit
   bool all_pass = true;

@@ -52,7 +52,7 @@ void write_training_summary(std::FILE* out, const TrainingReport& report) {
   const train::TrainingResult& r = report.result;
   std::fprintf(out, "scenario: %s (seed %llu)\n", s.file.c_str(), static_cast<unsigned long long>(s.seed));
   std::fprintf(out, "cluster:  %d nodes x %d %s; %s\n", s.cluster.nodes, s.cluster.node.gpus,
-               s.accelerator.name.c_str(), report.topology.summary.description.c_str());
+               s.accelerator.name.c_str(), report.result.cluster.description.c_str());
   std::fprintf(
       out, "workload: train %s (%.1fB parameters) on %d GPUs: TP %d, PP %d%s, DP %d, CP %d, EP %d, ZeRO-%d\n",
       t.model.name.c_str(), train::parameter_count(t.model) / 1e9, t.gpus, t.parallel.tp, t.parallel.pp,
@@ -82,8 +82,8 @@ void write_training_summary(std::FILE* out, const TrainingReport& report) {
   }
   if (!r.links.empty()) {
     const auto& l = r.links.front();
-    std::fprintf(out, "  busiest link             %s, %.1f%% utilised over the step\n",
-                 report.topology.link(l.link).name.c_str(), 100 * l.utilisation);
+    std::fprintf(out, "  busiest link             %s, %.1f%% utilised over the step\n", l.name.c_str(),
+                 100 * l.utilisation);
   }
   for (const auto& n : r.collective_notes) std::fprintf(out, "  collective %s\n", n.c_str());
 

@@ -11,7 +11,6 @@
 namespace fathom::report {
 
 void write_training_trace(std::ostream& out, const TrainingReport& report) {
-  const topo::Topology& topology = report.topology;
   const train::TrainingResult& r = report.result;
   const train::TrainingSpec& t = report.scenario.training;
   sim::ChromeTrace trace;
@@ -54,7 +53,7 @@ void write_training_trace(std::ostream& out, const TrainingReport& report) {
   for (std::size_t i = 0; i < r.links.size() && i < 8; ++i) {
     const int tid = 2 * stages + 1 + static_cast<int>(i);
     const auto& l = r.links[i];
-    trace.thread_name(link_pid, tid, topology.link(l.link).name);
+    trace.thread_name(link_pid, tid, l.name);
     for (const auto& [a, b] : merged) {
       trace.complete(link_pid, tid, "data-parallel traffic", a, b - a, "link",
                      {{"utilisation_over_step", l.utilisation}});

@@ -17,6 +17,7 @@
 #include "scenarios/scenario.hpp"
 #include "scenarios/user_catalogs.hpp"
 #include "sim/simulation.hpp"
+#include "topologies/cluster.hpp"
 
 namespace fathom::report {
 namespace {
@@ -49,6 +50,15 @@ TEST_CASE("a training report evaluates each expectation on the simulated figure 
   CHECK(r.expectations[1].pass == (r.result.memory.peak_bytes <= 80e9));
   CHECK(r.all_pass == (r.expectations[0].pass && r.expectations[1].pass));
 
+  // The cluster as the step model built it: its description, and the busiest link by name.
+  const topo::Topology built = topo::build_cluster(s.cluster);
+  CHECK(r.result.cluster.description == built.summary.description);
+  REQUIRE(!r.result.links.empty());
+  for (const auto& l : r.result.links) {
+    CHECK(l.name == built.link(l.link).name);
+    CHECK(l.cls == built.link(l.link).cls);
+  }
+
   std::ostringstream json;
   write_training_json(json, r);
   CHECK(json.str().find("\"fingerprint\": \"" + sim::format_fingerprint(r.result.fingerprint) + "\"") !=
@@ -66,6 +76,7 @@ TEST_CASE("a strategy that does not fit is a result, and an error only when requ
   REQUIRE_FALSE(r.fits());
   CHECK(r.result.memory.peak_bytes > r.result.memory.capacity_bytes);
   CHECK(r.expectations.empty());
+  CHECK(r.result.cluster.description == topo::build_cluster(s.cluster).summary.description);
   const std::string summary = printed([&](std::FILE* f) { write_training_summary(f, r); });
   CHECK(summary.find("over)") != std::string::npos);
   CHECK(summary.find("step time") == std::string::npos);

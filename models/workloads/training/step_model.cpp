@@ -21,6 +21,7 @@ TrainingResult StepBuilder::run(bool every_replica) {
   const auto schedule = par.schedule == Schedule::kInterleaved ? interleaved_one_f_one_b(p, m, v) : one_f_one_b(p, m);
   result.memory = memory_per_rank(spec_, acc_, schedule);
   result.flops = step_flops(spec_);
+  result.cluster = comms_.topology().summary;
   if (!result.memory.fits) return result;
   result.simulated = true;
 
@@ -101,9 +102,10 @@ TrainingResult StepBuilder::run(bool every_replica) {
   for (const auto& [what, how] : notes_) result.collective_notes.push_back(what + ": " + how);
   for (topo::LinkId l = 0; l < bytes.size(); ++l) {
     if (bytes[l] <= 0) continue;
-    const double cap = topology.link(l).bytes_per_s;
+    const topo::Link& link = topology.link(l);
+    const double cap = link.bytes_per_s;
     // Only replica 0's pipeline sends were recorded: every replica sends the same.
-    result.links.push_back({l, bytes[l], cap > 0 ? bytes[l] / (cap * result.step_seconds) : 0});
+    result.links.push_back({l, link.name, link.cls, bytes[l], cap > 0 ? bytes[l] / (cap * result.step_seconds) : 0});
   }
   std::stable_sort(result.links.begin(), result.links.end(),
                    [](const LinkUse& a, const LinkUse& b) { return a.bytes > b.bytes; });

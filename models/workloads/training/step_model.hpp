@@ -44,6 +44,8 @@ struct StepBreakdown {
 
 struct LinkUse {
   topo::LinkId link = 0;
+  std::string name;  // the topology's name for it ("n1.gpu0->n1.nic0")
+  topo::LinkClass cls = topo::LinkClass::kNvLink;
   double bytes = 0;        // per step
   double utilisation = 0;  // bytes / (capacity * step time)
 };
@@ -79,6 +81,9 @@ struct TrainingResult {
   double tokens_per_s = 0;
   double time_to_train_s = 0;  // 0 when no token budget
   double gpu_hours = 0;
+  // The cluster the step ran on, as built (its description and warnings): filled whether or not
+  // the strategy fits, so that a report needs no second build of the topology.
+  topo::TopologySummary cluster;
   std::vector<LinkUse> links;                 // every link that carried bytes, busiest first
   std::vector<std::string> collective_notes;  // the algorithm chosen for each kind of call
   std::uint64_t fingerprint = 0;
