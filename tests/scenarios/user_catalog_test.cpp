@@ -162,7 +162,23 @@ TEST_CASE("mistakes in a user catalog are reported at the user's file and line")
   write(dir / "accelerators.yaml", "my-gpu:\n  base: h100-sxn\n");
   CHECK_THROWS_WITH_AS(ScopedCatalogs({dir.string()}), doctest::Contains("did you mean \"h100-sxm\""), ScenarioError);
 
+  // measured_as names are matched against lower-cased paths: an upper-case one could never match.
   fs::remove(dir / "accelerators.yaml");
+  write(dir / "nodes.yaml", "my-box:\n  base: dgx-h100\n  measured_as: [h100, H200]\n");
+  try {
+    const ScopedCatalogs scope({dir.string()});
+    FAIL("an upper-case measured_as name was accepted");
+  } catch (const ScenarioError& e) {
+    const std::string what = e.what();
+    CHECK(what.find((dir / "nodes.yaml").string() + ":3:") != std::string::npos);
+    CHECK(what.find("a lower-case name such as h100") != std::string::npos);
+    CHECK(what.find("H200") != std::string::npos);
+  }
+  write(dir / "nodes.yaml", "my-box:\n  base: dgx-h100\n  measured_as: [\"\"]\n");
+  CHECK_THROWS_WITH_AS(ScopedCatalogs({dir.string()}), doctest::Contains("a lower-case name such as h100"),
+                       ScenarioError);
+
+  fs::remove(dir / "nodes.yaml");
   write(dir / "gpus.yaml", "x: {}\n");
   CHECK_THROWS_WITH_AS(ScopedCatalogs({dir.string()}), doctest::Contains("catalog files named accelerators.yaml"),
                        ScenarioError);
