@@ -147,14 +147,8 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
       if (tile_model_usable(*gemm)) {
         const compute::GemmModel& m = gemm->model;
         y << "    gemm_tiles:  # the fitted tile model (fits.gemm): GEMMs of known shape\n";
-        const hw::GemmTiles tiles{true,
-                                  precision == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16,
-                                  m.gemm_max,
-                                  m.launch_s,
-                                  m.wave_overhead_s,
-                                  m.hbm_fraction,
-                                  m.stream_k_efficiency,
-                                  m.unaligned_efficiency};
+        const hw::GemmTiles tiles{static_cast<const hw::GemmTileCosts&>(m), true,
+                                  precision == "fp8" ? hw::Precision::kFp8 : hw::Precision::kBf16};
         for (const auto& p : hw::gemm_tiles_parameters()) {
           y << "      " << p.key << ": " << params::exact_text(p.quantity, p.get(tiles), p.choices) << "\n";
         }

@@ -112,12 +112,7 @@ GemmModel gemm_model(const hw::AcceleratorSpec& a, hw::Precision precision) {
   if (a.compute_units <= 0) throw std::invalid_argument("accelerator " + a.name + ": no compute units");
   const hw::Precision p = a.peak(precision) > 0 ? precision : hw::Precision::kBf16;
   GemmModel g;
-  g.gemm_max = t.gemm_max;
-  g.launch_s = t.launch_s;
-  g.wave_overhead_s = t.wave_overhead_s;
-  g.hbm_fraction = t.hbm_fraction;
-  g.stream_k_efficiency = t.stream_k_efficiency;
-  g.unaligned_efficiency = t.unaligned_efficiency;
+  static_cast<hw::GemmTileCosts&>(g) = t;
   g.sms = a.compute_units;
   g.peak_flops = a.peak(p);
   g.hbm_bytes_per_s = a.hbm_bytes_per_s;

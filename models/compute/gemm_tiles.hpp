@@ -48,15 +48,8 @@ struct GemmEstimate {
 };
 
 // The model with plain parameters.
-struct GemmModel {
-  // Fitted (hw::GemmTiles holds the same figures in a hardware profile).
-  double gemm_max = 0.8;            // fraction of the dense peak a full wave of tiles reaches
-  double launch_s = 0;              // per GEMM
-  double wave_overhead_s = 0;       // per wave (prologue/epilogue of a tile)
-  double hbm_fraction = 0.9;        // of the HBM bandwidth a GEMM's traffic reaches
-  double stream_k_efficiency = 1;   // stream-K's throughput relative to a full wave's
-  double unaligned_efficiency = 1;  // compute rate of an unaligned shape relative to an aligned one
-  // The accelerator and data type.
+// The fitted figures (hw::GemmTileCosts, gemm_max of peak_flops) and the accelerator's.
+struct GemmModel : hw::GemmTileCosts {
   int sms = 0;
   double peak_flops = 0;  // dense, at the data type
   double hbm_bytes_per_s = 0;

@@ -37,17 +37,22 @@ struct GemmPoint {
 // - Other kernels (attention, memory-bound), and GEMMs without a curve: the fraction is
 //   attention or gemm_max, and kernel_overhead_s is added, so that a GEMM of F FLOPs reaches
 //   gemm_max * F / (F + gemm_max * peak * kernel_overhead_s) of the peak.
-// The tile model of GEMMs of known shape (models/compute/gemm_tiles.hpp), fitted by `fathom
-// calibrate` to a sweep with non-square shapes; absent (present = false) where no such fit exists.
-struct GemmTiles {
+// The figures `fathom calibrate` fits to a GEMM sweep for the tile model of GEMMs of known shape
+// (models/compute/gemm_tiles.hpp, whose GemmModel adds the accelerator's own figures to them).
+struct GemmTileCosts {
+  double gemm_max = 0.8;            // a full wave of tiles, fraction of the fit's peak
+  double launch_s = 0;              // per GEMM
+  double wave_overhead_s = 0;       // per wave of tiles (prologue and epilogue of a tile)
+  double hbm_fraction = 0.9;        // of the HBM bandwidth a GEMM's traffic reaches
+  double stream_k_efficiency = 1;   // stream-K's rate relative to a full wave's
+  double unaligned_efficiency = 1;  // compute rate of a shape off the 16-byte vector
+};
+
+// An accelerator's tile model: the fit, with the data type it was fitted at; absent
+// (present = false) where no sweep with non-square shapes has been fitted.
+struct GemmTiles : GemmTileCosts {
   bool present = false;
   Precision precision = Precision::kBf16;  // the sweep's data type: the fit's own peak
-  double gemm_max = 0.8;                   // a full wave of tiles, fraction of that peak
-  double launch_s = 0;                     // per GEMM
-  double wave_overhead_s = 0;              // per wave of tiles
-  double hbm_fraction = 0.9;               // of the HBM bandwidth a GEMM's traffic reaches
-  double stream_k_efficiency = 1;          // stream-K's rate relative to a full wave's
-  double unaligned_efficiency = 1;         // compute rate of a shape off the 16-byte vector
 };
 
 struct DefaultEfficiencies {
