@@ -110,8 +110,7 @@ const std::vector<params::Parameter<GemmTiles>>& gemm_tiles_parameters() {
   static const std::vector<params::Parameter<GemmTiles>> declared = {
       {"precision",
        Quantity::kChoice,
-       [](const GemmTiles& t) { return t.precision == Precision::kFp8 ? 1.0 : 0.0; },
-       [](GemmTiles& t, double v) { t.precision = v != 0 ? Precision::kFp8 : Precision::kBf16; },
+       FATHOM_PARAMETER_EITHER(GemmTiles, precision, Precision::kBf16, Precision::kFp8),
        "the sweep's data type: the peak the fractions are of",
        kFit,
        {},

@@ -18,8 +18,7 @@ const std::vector<params::Parameter<FabricSpec>>& fabric_parameters() {
   static const std::vector<params::Parameter<FabricSpec>> declared = {
       {"kind",
        Quantity::kChoice,
-       [](const FabricSpec& f) { return f.kind == FabricKind::kFatTree ? 0.0 : 1.0; },
-       [](FabricSpec& f, double v) { f.kind = v == 0 ? FabricKind::kFatTree : FabricKind::kRailOptimized; },
+       FATHOM_PARAMETER_EITHER(FabricSpec, kind, FabricKind::kFatTree, FabricKind::kRailOptimized),
        "NICs fill leaves in order, or NIC r of every node goes to rail r (with 3 tiers: to rail r's leaves in its pod; "
        "[topology.md](topology.md#the-scale-out-fabric))",
        kDesign,

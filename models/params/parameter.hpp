@@ -95,3 +95,9 @@ const Parameter<Spec>* find(const std::vector<Parameter<Spec>>& declared, std::s
 #define FATHOM_PARAMETER_MEMBER(Spec, member)                          \
   [](const Spec& s) { return ::fathom::params::to_double(s.member); }, \
       [](Spec& s, double v) { s.member = ::fathom::params::from_double<std::remove_cvref_t<decltype(s.member)>>(v); }
+
+// The get and set functions of a kChoice Parameter whose member takes one of two values: choice 0
+// (the first word of `choices`) is `first`, choice 1 is `second`.
+#define FATHOM_PARAMETER_EITHER(Spec, member, first, second)      \
+  [](const Spec& s) { return s.member == (second) ? 1.0 : 0.0; }, \
+      [](Spec& s, double v) { s.member = v == 0 ? (first) : (second); }

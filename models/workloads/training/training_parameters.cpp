@@ -44,8 +44,7 @@ const std::vector<P>& training_parameters() {
        true},
       {"precision",
        Quantity::kChoice,
-       [](const TrainingSpec& t) { return t.precision == hw::Precision::kFp8 ? 1.0 : 0.0; },
-       [](TrainingSpec& t, double v) { t.precision = v != 0 ? hw::Precision::kFp8 : hw::Precision::kBf16; },
+       FATHOM_PARAMETER_EITHER(TrainingSpec, precision, hw::Precision::kBf16, hw::Precision::kFp8),
        "GEMM precision; `fp8` runs GEMMs only at the FP8 peak (activations and weights stay 2-byte) and needs an "
        "accelerator with one (`fp8` on `a100-80gb-sxm` is an error)",
        "BF16 mixed precision, as most published runs",
