@@ -31,16 +31,23 @@ enum class Quantity {
   kChoice,          // one of the words of Parameter::choices; get and set use its index
 };
 
-// A spec's member as a double, and back (whole numbers rounded, booleans as 0 and 1).
+// A spec's member as a double, and back (whole numbers rounded, booleans as 0 and 1, an enum as
+// its enumerator's index).
 template <class T>
 double to_double(T v) {
-  return static_cast<double>(v);
+  if constexpr (std::is_enum_v<T>) {
+    return static_cast<double>(static_cast<std::underlying_type_t<T>>(v));
+  } else {
+    return static_cast<double>(v);
+  }
 }
 template <class T>
 T from_double(double v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v != 0;
   } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(std::llround(v));
+  } else if constexpr (std::is_enum_v<T>) {  // a kChoice whose words follow the enumerators' order
     return static_cast<T>(std::llround(v));
   } else {
     return static_cast<T>(v);

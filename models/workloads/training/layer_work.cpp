@@ -12,7 +12,8 @@ namespace {
 using compute::Kernel;
 using compute::KernelKind;
 
-constexpr double kAct = 2;  // bytes per activation element (BF16)
+constexpr double kAct = 2;   // bytes per activation element (BF16)
+constexpr double kFp32 = 4;  // bytes per FP32 element
 
 // Shapes one rank sees for one micro-batch.
 struct Shape {
@@ -99,6 +100,29 @@ void fp8_cast(std::vector<Kernel>& to, const TrainingSpec& spec, double elements
 }
 
 Kernel memory(std::string_view name, double bytes) { return {name, KernelKind::kMemory, 0, bytes}; }
+
+// Gradient accumulation (docs/training.md): unless the weight-gradient GEMM adds into the
+// gradient buffer itself, an element-wise kernel after it reads the 16-bit gradient of `weights`
+// elements and the buffer, and writes the buffer, every micro-batch. PyTorch's autograd skips
+// the first micro-batch's add: its m - 1 adds are spread over the m micro-batches, so that the
+// step holds them exactly. Under ZeRO-2 and -3 a rank accumulates only its shard of the reduced
+// gradient, 1 / (dp x cp) of it.
+constexpr std::string_view kGradAccumulation = "grad_accumulation";
+void grad_accumulation(std::vector<Kernel>& out, const TrainingSpec& spec, double weights) {
+  const ParallelSpec& p = spec.parallel;
+  if (p.grad_accumulation == GradAccumulation::kFused) return;
+  const double buffer = p.grad_accumulation == GradAccumulation::kFp32 ? kFp32 : kAct;
+  const double shard = p.zero_stage >= 2 ? std::max(1.0, static_cast<double>(p.dp) * p.cp) : 1.0;
+  const int m = std::max(1, spec.micro_batches());
+  const double share = p.grad_accumulation == GradAccumulation::kAutograd ? (m - 1.0) / m : 1.0;
+  if (share <= 0) return;
+  out.push_back(memory(kGradAccumulation, (kAct + 2 * buffer) * weights / shard * share));
+}
+// The weight of a GEMM's forward (inner x cols, per batch entry): its gradient's elements.
+double weight_elements(const Kernel& forward) {
+  const compute::GemmShape& f = forward.shape;
+  return static_cast<double>(f.batch) * static_cast<double>(f.k) * static_cast<double>(f.n);
+}
 
 // The tensor-parallel collective after a row-parallel GEMM (forward) or before a column-parallel
 // one (backward): all-reduce, or reduce-scatter with sequence parallelism; its partner before a
@@ -228,6 +252,7 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
       // FP8: the gradient arriving at an FP8 GEMM (its output's shape) is cast too.
       if (!k.keeps_bf16) fp8_cast(bwd.kernels, spec, gemm_outputs.at(k.name));
       gemm_backward(bwd.kernels, k);
+      grad_accumulation(bwd.kernels, spec, weight_elements(k));
     } else if (k.kind == KernelKind::kMemory && k.name != "scale_mask_softmax" && k.name != "attention_dropout" &&
                k.name != kFp8Cast) {
       bwd.kernels.push_back({k.name, KernelKind::kMemory, 0, 2 * k.bytes});
@@ -287,6 +312,7 @@ LayerWork embedding_work(const TrainingSpec& spec) {
   }
   tp_reduce(w.forward, spec, act);
   w.backward.kernels.push_back(memory("embedding_backward", 3 * kAct * s.tokens * s.h));
+  grad_accumulation(w.backward.kernels, spec, static_cast<double>(spec.model.vocab) / spec.parallel.tp * s.h);
   tp_gather(w.backward, spec, act);
   return w;
 }
@@ -305,7 +331,6 @@ LayerWork output_layer_work(const TrainingSpec& spec) {
   // (read 4), the maximum subtracted (read 4, write 4), exp in place (4 + 4), the row sum (4),
   // the division by it in place (4 + 4): 38. Three tiny all-reduces of per-token maxima and sums
   // (latency only).
-  constexpr double kFp32 = 4;
   w.forward.kernels.push_back(
       memory("cross_entropy", ((kAct + kFp32) + kFp32 + 2 * kFp32 + 2 * kFp32 + kFp32 + 2 * kFp32) * s.tokens * vocab));
   if (spec.parallel.tp > 1) {
@@ -316,6 +341,11 @@ LayerWork output_layer_work(const TrainingSpec& spec) {
   // the cast back to the logits' precision (read 4, write 2).
   w.backward.kernels.push_back(memory("cross_entropy_backward", (2 * kFp32 + kFp32 + kAct) * s.tokens * vocab));
   gemm_backward(w.backward.kernels, logits);
+  // A tied output projection on the embedding's own stage shares its gradient buffer: the
+  // embedding's accumulation adds both contributions (autograd sums them first).
+  if (!(spec.model.tied_embeddings && spec.parallel.pp == 1)) {
+    grad_accumulation(w.backward.kernels, spec, weight_elements(logits));
+  }
   tp_reduce(w.backward, spec, act);
   w.backward.kernels.push_back(memory("final_norm_backward", 4 * kAct * s.ew_tokens * s.h));
   return w;

@@ -25,6 +25,17 @@ enum class CpComm {
   kAllGather,  // Llama 3's: K/V all-gathered before attention, dK/dV reduce-scattered after
 };
 
+// How each micro-batch's weight gradients reach the gradient buffer that is reduced across
+// replicas (docs/training.md, "Gradient accumulation").
+enum class GradAccumulation {
+  kFused,  // the weight-gradient GEMM adds into the buffer in its epilogue (Megatron-LM since 2022)
+  kFp32,   // a separate add of the 16-bit gradient into an FP32 buffer: 2 + 4 + 4 bytes per weight
+  kBf16,   // the same into a 16-bit buffer: 2 + 2 + 2 bytes per weight
+  // PyTorch's own accumulation into a parameter's 16-bit .grad: the first micro-batch's gradient
+  // is kept as it is, each later one added (as kBf16)
+  kAutograd,
+};
+
 enum class Schedule {
   kOneFOneB,     // PipeDream-Flush 1F1B
   kInterleaved,  // Megatron's interleaved 1F1B with virtual_stages model chunks per GPU
@@ -54,8 +65,9 @@ struct ParallelSpec {
   bool embedding_in_split = false;
   bool loss_in_split = false;
   int zero_stage = 1;  // 0: plain DP; 1: optimizer state sharded (distributed optimizer); 2: + grads; 3: + weights
-  double bucket_bytes = 40e6 * 4;    // gradient bucket (Megatron DDP: 40M elements)
-  double grad_reduce_bytes = 4;      // bytes per gradient element reduced: FP32 main gradients, or 2 (BF16/FP16)
+  double bucket_bytes = 40e6 * 4;  // gradient bucket (Megatron DDP: 40M elements)
+  double grad_reduce_bytes = 4;    // bytes per gradient element reduced: FP32 main gradients, or 2 (BF16/FP16)
+  GradAccumulation grad_accumulation = GradAccumulation::kFused;
   bool overlap_grad_reduce = true;   // bucketed gradient reduction overlapped with the last backward
   bool overlap_param_gather = true;  // ZeRO >= 1: parameter all-gather overlapped with the next forward
   bool overlap_p2p = false;          // pipeline sends beside compute (false: the sender waits, as Megatron's 1F1B)

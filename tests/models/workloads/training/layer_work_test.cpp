@@ -143,3 +143,69 @@ TEST_CASE("every GEMM carries its shape; its backward is the input and weight gr
   for (const auto& [name, count] : seen) CHECK_MESSAGE(count == 2, name);
   CHECK(seen.size() == forward.size());  // every forward GEMM, the router's included
 }
+
+TEST_CASE("gradient accumulation: unfused, an add of every weight's gradient into the buffer per micro-batch") {
+  TrainingSpec spec = llama_like(hw::Precision::kBf16);
+  spec.parallel.dp = 4;
+  // One rank's linear weights in one layer (tp 4, 8 local experts, SwiGLU): QKV h x (h/4 + 2 kv
+  // columns of one KV head pair's 2 x 128), projection h/4 x h, router h x 8, and per expert
+  // up h x 2f and down f x h with f = 14336 / 4.
+  const double h = 4096, f = 14336.0 / 4;
+  const double weights = h * (1024 + 2 * 256) + 1024 * h + h * 8 + 8 * (h * 2 * f + f * h);
+  auto accumulated = [](const Phase& p) {
+    double bytes = 0;
+    int kernels = 0;
+    for (const auto& k : p.kernels) {
+      if (k.name == "grad_accumulation") {
+        CHECK(k.kind == compute::KernelKind::kMemory);
+        bytes += k.bytes;
+        ++kernels;
+      }
+    }
+    return std::pair{bytes, kernels};
+  };
+  CHECK(accumulated(transformer_layer_work(spec).backward).second == 0);  // fused: in the GEMM's epilogue
+
+  spec.parallel.grad_accumulation = GradAccumulation::kFp32;  // read 2 + 4, write 4
+  spec.recompute = Recompute::kFull;
+  const LayerWork fp32 = transformer_layer_work(spec);
+  CHECK(accumulated(fp32.backward).first == doctest::Approx(10 * weights));
+  CHECK(accumulated(fp32.backward).second == 5);  // QKV, projection, router, up, down
+  CHECK(accumulated(fp32.forward).second == 0);
+  CHECK(accumulated(fp32.recompute).second == 0);
+
+  spec.parallel.grad_accumulation = GradAccumulation::kBf16;  // read 2 + 2, write 2
+  CHECK(accumulated(transformer_layer_work(spec).backward).first == doctest::Approx(6 * weights));
+  spec.parallel.zero_stage = 3;  // each rank accumulates its shard of the reduced gradient
+  CHECK(accumulated(transformer_layer_work(spec).backward).first == doctest::Approx(6 * weights / 4));
+  spec.parallel.zero_stage = 1;
+
+  // The embedding table (vocab / tp x h) and the output projection each; a tied projection on
+  // the embedding's own stage (pp 1) shares its buffer and is added once.
+  const double table = 32000.0 / 4 * h;
+  CHECK(accumulated(embedding_work(spec).backward).first == doctest::Approx(6 * table));
+  CHECK(accumulated(output_layer_work(spec).backward).first == doctest::Approx(6 * table));
+  spec.model.tied_embeddings = true;
+  CHECK(accumulated(output_layer_work(spec).backward).second == 0);
+  spec.parallel.pp = 2;
+  CHECK(accumulated(output_layer_work(spec).backward).first == doctest::Approx(6 * table));
+}
+
+TEST_CASE("gradient accumulation by PyTorch's autograd: no add for the first micro-batch, one for each later one") {
+  TrainingSpec spec = llama_like(hw::Precision::kBf16);
+  spec.parallel.dp = 1;
+  spec.parallel.grad_accumulation = GradAccumulation::kBf16;
+  auto bytes = [](const TrainingSpec& s) {
+    double b = 0;
+    for (const auto& k : transformer_layer_work(s).backward.kernels) {
+      if (k.name == "grad_accumulation") b += k.bytes;
+    }
+    return b;
+  };
+  spec.global_batch = 4;  // 4 micro-batches: 3 adds over the step, 3/4 of one per micro-batch
+  const double every = bytes(spec);
+  spec.parallel.grad_accumulation = GradAccumulation::kAutograd;
+  CHECK(bytes(spec) == doctest::Approx(every * 3 / 4));
+  spec.global_batch = 1;  // one micro-batch: its gradient is kept, nothing is added
+  CHECK(bytes(spec) == 0);
+}
