@@ -65,10 +65,12 @@ for m in "$mae" "$mae_cal"; do
 done
 # The same rows as Megatron-LM's SC'21 artifact (examples/sc21/run_table_1.sh) runs them:
 # per-row micro-batch, interleaving and DDP (scenarios/validation/megatron-sc21-artifact/).
-# They ran, so each must simulate (fit in memory); their errors are printed, not held to the
-# limits above: docs/validation.md, "With the artifact's settings", says why.
+# They ran, so each must simulate (fit in memory). With the calibrated A100 profile each row
+# must be within 10% and the mean absolute error at most 5% (issue 11's target for faithful
+# scenarios); with the catalog's nominal A100 the errors are printed: docs/validation.md, "With
+# the artifact's settings", gives both and says what remains.
 artifact="$source_dir/scenarios/validation/megatron-sc21-artifact"
-echo "with the artifact's settings (printed; each must fit):"
+echo "with the artifact's settings (each must fit; calibrated: each within 10%, mean at most 5%):"
 printf "%8s %10s %11s %8s %11s %8s\n" "params_b" "paper_TF/s" "catalog_TF/s" "error" "calib_TF/s" "error"
 sum_abs_art=0
 sum_abs_art_cal=0
@@ -79,15 +81,23 @@ while IFS=, read -r params heads hidden layers tp pp gpus batch achieved rest; d
   sim=$(simulate "$artifact/${name}b.yaml" "$name-artifact")
   cal=$(simulate "$artifact/${name}b.yaml" "$name-artifact-calibrated" --set "calibration=$work/a100.yaml")
   if [ -z "$sim" ] || [ -z "$cal" ]; then failures=$((failures + 1)); continue; fi
-  awk -v s="$sim" -v c="$cal" -v m="$achieved" -v p="$params" 'BEGIN {
-    printf "%8s %10.1f %11.1f %+7.1f%% %11.1f %+7.1f%%\n", p, m, s, 100 * (s - m) / m, c, 100 * (c - m) / m }'
+  line=$(awk -v s="$sim" -v c="$cal" -v m="$achieved" -v p="$params" 'BEGIN {
+    f = (c - m) / m; b = f < 0 ? -f : f
+    printf "%8s %10.1f %11.1f %+7.1f%% %11.1f %+7.1f%% %s\n", p, m, s, 100 * (s - m) / m, c, 100 * f,
+      (b > 0.10 ? "FAILED (calibrated > 10%)" : "") }')
+  echo "$line"
+  case "$line" in *FAILED*) failures=$((failures + 1)) ;; esac
   sum_abs_art=$(awk -v t="$sum_abs_art" -v s="$sim" -v m="$achieved" 'BEGIN { e = (s - m) / m; print t + (e < 0 ? -e : e) }')
   sum_abs_art_cal=$(awk -v t="$sum_abs_art_cal" -v s="$cal" -v m="$achieved" 'BEGIN { e = (s - m) / m; print t + (e < 0 ? -e : e) }')
   rows_art=$((rows_art + 1))
 done < "$csv"
-awk -v t="$sum_abs_art" -v c="$sum_abs_art_cal" -v n="$rows_art" 'BEGIN {
-  printf "mean absolute error with the artifact settings: catalog %.2f%%, calibrated A100 profile %.2f%% (not asserted)\n",
-    (n > 0 ? 100 * t / n : 0), (n > 0 ? 100 * c / n : 0) }'
+if [ "$rows_art" -ne 10 ]; then echo "FAILED: expected 10 artifact rows, compared $rows_art"; failures=$((failures + 1)); fi
+mae_art=$(awk -v t="$sum_abs_art" -v n="$rows_art" 'BEGIN { printf "%.2f", (n > 0 ? 100 * t / n : 100) }')
+mae_art_cal=$(awk -v t="$sum_abs_art_cal" -v n="$rows_art" 'BEGIN { printf "%.2f", (n > 0 ? 100 * t / n : 100) }')
+echo "mean absolute error with the artifact settings: catalog ${mae_art}% (printed), calibrated A100 profile ${mae_art_cal}% (limit 5%)"
+if awk -v m="$mae_art_cal" 'BEGIN { exit !(m > 5) }'; then
+  echo "FAILED: artifact mean absolute error $mae_art_cal% (calibrated) above 5%"; failures=$((failures + 1))
+fi
 
 echo "Megatron SC'21 Table 1: $failures failed"
 [ "$failures" -eq 0 ]
