@@ -111,12 +111,18 @@ constexpr std::string_view kGradAccumulation = "grad_accumulation";
 void grad_accumulation(std::vector<Kernel>& out, const TrainingSpec& spec, double weights) {
   const ParallelSpec& p = spec.parallel;
   if (p.grad_accumulation == GradAccumulation::kFused) return;
-  const double buffer = p.grad_accumulation == GradAccumulation::kFp32 ? kFp32 : kAct;
+  // Bytes per weight element: read the gradient and the buffer, write the buffer; a cast first
+  // writes the gradient as an FP32 temporary that the add then reads.
+  const bool fp32 =
+      p.grad_accumulation == GradAccumulation::kFp32 || p.grad_accumulation == GradAccumulation::kFp32Cast;
+  const double buffer = fp32 ? kFp32 : kAct;
+  const bool cast = p.grad_accumulation == GradAccumulation::kFp32Cast;
+  const double bytes = (cast ? (kAct + kFp32) + kFp32 : kAct) + 2 * buffer;
   const double shard = p.zero_stage >= 2 ? std::max(1.0, static_cast<double>(p.dp) * p.cp) : 1.0;
   const int m = std::max(1, spec.micro_batches());
   const double share = p.grad_accumulation == GradAccumulation::kAutograd ? (m - 1.0) / m : 1.0;
   if (share <= 0) return;
-  out.push_back(memory(kGradAccumulation, (kAct + 2 * buffer) * weights / shard * share));
+  out.push_back(memory(kGradAccumulation, bytes * weights / shard * share));
 }
 // The weight of a GEMM's forward (inner x cols, per batch entry): its gradient's elements.
 double weight_elements(const Kernel& forward) {

@@ -71,13 +71,12 @@ const std::vector<P>& parallel_parameters() {
        Quantity::kChoice,
        FATHOM_PARAMETER_MEMBER(ParallelSpec, grad_accumulation),
        "how each micro-batch's weight gradients are added into the gradient buffer: in the weight-gradient GEMM's "
-       "epilogue, or by a separate element-wise add after it into an FP32 or a 16-bit buffer (read the new gradient "
-       "and "
-       "the buffer, write the buffer), or PyTorch's own accumulation into 16-bit `.grad` (none for the first "
-       "micro-batch, a 16-bit add for each later one) ([training.md](training.md#gradient-accumulation))",
+       "epilogue; by a separate element-wise add after it into an FP32 buffer, after a cast to an FP32 temporary, or "
+       "into a 16-bit buffer; or by PyTorch's own accumulation into 16-bit `.grad` (none for the first micro-batch, a "
+       "16-bit add for each later one) ([training.md](training.md#gradient-accumulation))",
        "Megatron-LM's --gradient-accumulation-fusion, on by default since 2022",
        {},
-       "fused fp32 bf16 autograd"},
+       "fused fp32 fp32_cast bf16 autograd"},
       {"overlap_grad_reduce", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, overlap_grad_reduce),
        "reduce buckets during each chunk's last backward pass; `false`: after the pipeline",
        "Megatron-LM's --overlap-grad-reduce"},

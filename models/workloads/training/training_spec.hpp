@@ -30,7 +30,9 @@ enum class CpComm {
 enum class GradAccumulation {
   kFused,  // the weight-gradient GEMM adds into the buffer in its epilogue (Megatron-LM since 2022)
   kFp32,   // a separate add of the 16-bit gradient into an FP32 buffer: 2 + 4 + 4 bytes per weight
-  kBf16,   // the same into a 16-bit buffer: 2 + 2 + 2 bytes per weight
+  // the 16-bit gradient cast to an FP32 temporary (2 + 4), then added to the FP32 buffer (4 + 4 + 4)
+  kFp32Cast,
+  kBf16,  // a separate add into a 16-bit buffer: 2 + 2 + 2 bytes per weight
   // PyTorch's own accumulation into a parameter's 16-bit .grad: the first micro-batch's gradient
   // is kept as it is, each later one added (as kBf16)
   kAutograd,

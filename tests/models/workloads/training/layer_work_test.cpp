@@ -174,6 +174,9 @@ TEST_CASE("gradient accumulation: unfused, an add of every weight's gradient int
   CHECK(accumulated(fp32.forward).second == 0);
   CHECK(accumulated(fp32.recompute).second == 0);
 
+  spec.parallel.grad_accumulation = GradAccumulation::kFp32Cast;  // cast: read 2, write 4; add: read 4 + 4, write 4
+  CHECK(accumulated(transformer_layer_work(spec).backward).first == doctest::Approx(18 * weights));
+
   spec.parallel.grad_accumulation = GradAccumulation::kBf16;  // read 2 + 2, write 2
   CHECK(accumulated(transformer_layer_work(spec).backward).first == doctest::Approx(6 * weights));
   spec.parallel.zero_stage = 3;  // each rank accumulates its shard of the reduced gradient
