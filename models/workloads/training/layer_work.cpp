@@ -108,6 +108,7 @@ Kernel memory(std::string_view name, double bytes) { return {name, KernelKind::k
 // step holds them exactly. Under ZeRO-2 and -3 a rank accumulates only its shard of the reduced
 // gradient, 1 / (dp x cp) of it.
 constexpr std::string_view kGradAccumulation = "grad_accumulation";
+constexpr std::string_view kQkvBias = "qkv_bias";
 void grad_accumulation(std::vector<Kernel>& out, const TrainingSpec& spec, double weights) {
   const ParallelSpec& p = spec.parallel;
   if (p.grad_accumulation == GradAccumulation::kFused) return;
@@ -209,6 +210,12 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
   tp_gather(fwd, spec, act, "qkv");
   fp8_cast(fwd.kernels, spec, s.tokens * s.h);
   fwd.kernels.push_back(qkv);
+  // Biases kept out of the GEMMs (docs/training.md, "Biases"): 2021 PyTorch's linear on a 3-D
+  // input ran the GEMM, then added QKV's bias in a kernel of its own (read and write the output);
+  // the other three biases are added inside the fused bias-GeLU and bias-dropout-add kernels.
+  const bool separate_bias = m.mlp == MlpKind::kGelu && spec.linear_bias == LinearBias::kSeparate;
+  const double qkv_outputs = s.tokens * (s.q_cols + 2 * s.kv_cols);
+  if (separate_bias) fwd.kernels.push_back(memory(kQkvBias, 2 * kAct * qkv_outputs));
   append(fwd.kernels, attention_fwd);
   fp8_cast(fwd.kernels, spec, s.tokens * s.q_cols);
   fwd.kernels.push_back(proj);
@@ -260,11 +267,20 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
       gemm_backward(bwd.kernels, k);
       grad_accumulation(bwd.kernels, spec, weight_elements(k));
     } else if (k.kind == KernelKind::kMemory && k.name != "scale_mask_softmax" && k.name != "attention_dropout" &&
-               k.name != kFp8Cast) {
+               k.name != kFp8Cast && k.name != kQkvBias) {
       bwd.kernels.push_back({k.name, KernelKind::kMemory, 0, 2 * k.bytes});
     }
   }
   append(bwd.kernels, attention_bwd);
+  // Each bias's gradient: the layer's output gradient summed over the tokens, a reduction that
+  // reads it once (QKV; the projection's and fc2's over the tokens their bias-dropout-add saw;
+  // fc1's over the tokens of its MLP).
+  if (separate_bias) {
+    for (double outputs :
+         {qkv_outputs, s.ew_tokens * s.h, s.expert_tokens * s.f, (moe ? s.expert_tokens : s.ew_tokens) * s.h}) {
+      bwd.kernels.push_back(memory("bias_gradient", kAct * outputs));
+    }
+  }
   for (const CommCall& c : fwd.comms) {
     CommCall mirror = c;
     if (c.op == coll::Op::kAllGather)

@@ -79,6 +79,18 @@ const std::vector<P>& training_parameters() {
        false,
        kNoMax,
        true},
+      {"linear_bias",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_MEMBER(TrainingSpec, linear_bias),
+       "biased linear layers (models with a GeLU MLP): the bias added and its gradient reduced inside the GEMMs, or "
+       "as Megatron-LM's own layers ran on 2021 PyTorch: QKV's bias added by a kernel of its own after the GEMM, and "
+       "each bias gradient a reduction of the layer's output gradient ([training.md](training.md#biases))",
+       "cuBLASLt's bias epilogues, which Transformer Engine uses",
+       {},
+       "fused separate",
+       false,
+       kNoMax,
+       true},
       {"tokens",
        Quantity::kCount,
        FATHOM_PARAMETER_MEMBER(TrainingSpec, tokens),

@@ -38,6 +38,13 @@ enum class GradAccumulation {
   kAutograd,
 };
 
+// How the linear layers of a model with biases (GPT-style, GeLU MLP) apply each bias and reduce
+// its gradient (docs/training.md, "Biases").
+enum class LinearBias {
+  kFused,     // in the GEMM's epilogue, forward and backward (cuBLASLt; Transformer Engine)
+  kSeparate,  // Megatron-LM's own layers on 2021 PyTorch: a bias add after QKV, a reduction per gradient
+};
+
 enum class Schedule {
   kOneFOneB,     // PipeDream-Flush 1F1B
   kInterleaved,  // Megatron's interleaved 1F1B with virtual_stages model chunks per GPU
@@ -89,7 +96,8 @@ struct TrainingSpec {
   int micro_batch = 1;                             // samples per micro-batch per data-parallel replica
   hw::Precision precision = hw::Precision::kBf16;  // GEMM precision (FP8: GEMMs only, as Transformer Engine)
   Recompute recompute = Recompute::kSelective;
-  bool flash_attention = true;       // fused attention: no s x s scores in memory
+  bool flash_attention = true;  // fused attention: no s x s scores in memory
+  LinearBias linear_bias = LinearBias::kFused;
   double tokens = 0;                 // token budget for time-to-train (0: not asked)
   double max_memory_fraction = 1.0;  // usable share of HBM
 

@@ -212,3 +212,44 @@ TEST_CASE("gradient accumulation by PyTorch's autograd: no add for the first mic
   spec.global_batch = 1;  // one micro-batch: its gradient is kept, nothing is added
   CHECK(bytes(spec) == 0);
 }
+
+TEST_CASE("biases kept out of the GEMMs: QKV's bias added after its GEMM, each bias gradient a reduction") {
+  TrainingSpec spec = llama_like(hw::Precision::kBf16);
+  spec.model.mlp = MlpKind::kGelu;  // a GPT-style layer: biased linears
+  spec.model.experts = 1;
+  spec.model.top_k = 1;
+  spec.model.kv_heads = 32;
+  spec.model.ffn_hidden = 4 * 4096;
+  spec.parallel.sequence_parallel = false;
+  spec.recompute = Recompute::kFull;
+  auto bytes = [](const Phase& p, const std::string& name) {
+    double b = 0;
+    int kernels = 0;
+    for (const auto& k : p.kernels) {
+      if (k.name == name) {
+        b += k.bytes;
+        ++kernels;
+      }
+    }
+    return std::pair{b, kernels};
+  };
+  const LayerWork fused = transformer_layer_work(spec);
+  CHECK(bytes(fused.forward, "qkv_bias").second == 0);
+  CHECK(bytes(fused.backward, "bias_gradient").second == 0);
+
+  spec.linear_bias = LinearBias::kSeparate;
+  const LayerWork separate = transformer_layer_work(spec);
+  // 4096 tokens through tp 4: QKV's 3 x 1024 output columns read and written in 2 bytes.
+  const double tokens = 4096, h = 4096;
+  CHECK(bytes(separate.forward, "qkv_bias").first == doctest::Approx(4 * tokens * 3 * h / 4));
+  CHECK(bytes(separate.recompute, "qkv_bias").second == 1);  // the recomputed forward adds it again
+  CHECK(bytes(separate.backward, "qkv_bias").second == 0);   // its gradient is the reduction below
+  // The four gradients read once: QKV (3h/4 columns), projection (h: its bias follows the
+  // all-reduce), fc1 (4h/4) and fc2 (h).
+  const auto grads = bytes(separate.backward, "bias_gradient");
+  CHECK(grads.second == 4);
+  CHECK(grads.first == doctest::Approx(2 * tokens * (3 * h / 4 + h + h + h)));
+
+  spec.model.mlp = MlpKind::kSwiGlu;  // no biases: nothing to add or reduce
+  CHECK(bytes(transformer_layer_work(spec).backward, "bias_gradient").second == 0);
+}
