@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/calibration/calibration_run.hpp"
 #include "report/output_file.hpp"
@@ -25,14 +26,16 @@ struct CalibrateOptions {
 };
 
 void run_calibrate(const CalibrateOptions& o) {
+  Outputs outputs{{"-o", o.output}, {"--points", o.points}};
   const report::CalibrationRun run = report::run_calibration(o.request);
   note("system: " + run.system.described);
   // With an output on standard output ("-") the report moves to standard error.
   const bool stdout_taken = report::is_stdout(o.output) || report::is_stdout(o.points);
-  emit("", stdout_taken, [&](std::FILE* out) { report::write_calibration_report(out, run); });
-  if (!o.points.empty()) write_file(o.points, [&](std::ostream& to) { to << report::points_text(run); });
-  write_file(o.output, [&](std::ostream& to) { to << report::profile_text(run); });
-  emit("", stdout_taken, [&](std::FILE* out) {
+  outputs.report("", stdout_taken, [&](std::FILE* out) { report::write_calibration_report(out, run); });
+  if (!o.points.empty()) outputs.file(o.points, [&](std::ostream& to) { to << report::points_text(run); });
+  outputs.file(o.output, [&](std::ostream& to) { to << report::profile_text(run); });
+  outputs.commit();
+  outputs.report("", stdout_taken, [&](std::FILE* out) {
     report::write_calibration_summary(out, run);
     std::fprintf(out, "wrote %s\n", o.output.c_str());
   });

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/catalog_report.hpp"
 #include "scenarios/user_catalogs.hpp"
@@ -40,7 +41,9 @@ void add_catalog_command(CLI::App& app) {
   list->add_option("-o,--output", *output, "write the list to this file instead of standard output");
   list->callback([output] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
-    emit(*output, false, [](std::FILE* out) { report::write_catalog_list(out); });
+    Outputs outputs{{"-o", *output}};
+    outputs.report(*output, false, [](std::FILE* out) { report::write_catalog_list(out); });
+    outputs.commit();
   });
   auto name = std::make_shared<std::string>();
   CLI::App* show = cmd->add_subcommand("show", "one entry's figures, its file and its source");
@@ -48,7 +51,9 @@ void add_catalog_command(CLI::App& app) {
   show->add_option("-o,--output", *output, "write the entry to this file instead of standard output");
   show->callback([name, output] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
-    emit(*output, false, [&](std::FILE* out) { report::write_catalog_entry(out, *name); });
+    Outputs outputs{{"-o", *output}};
+    outputs.report(*output, false, [&](std::FILE* out) { report::write_catalog_entry(out, *name); });
+    outputs.commit();
   });
 }
 

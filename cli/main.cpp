@@ -3,6 +3,7 @@
 // command or flag, a missing or unreadable file, a value out of range) prints
 // `fathom: error: ...` with a "did you mean" where one is near, and exits 2.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -13,6 +14,7 @@
 #include "cli/terminal_output.hpp"
 #include "scenarios/errors.hpp"
 #include "sim/errors.hpp"
+#include "sim/interrupt/interrupt.hpp"
 
 namespace {
 
@@ -30,6 +32,13 @@ std::vector<std::string> flag_names(const CLI::App& app) {
     for (const auto& s : o->get_snames()) names.push_back("-" + s);
   }
   return names;
+}
+
+// Ctrl-C or `kill`: the run stopped at an event boundary and its temporary files are gone.
+int interrupted(int signal, bool outputs_written) {
+  std::fprintf(stderr, "fathom: interrupted by %s; %s\n", signal == SIGINT ? "SIGINT" : "SIGTERM",
+               outputs_written ? "the outputs had been written and are kept" : "no output was written");
+  return 128 + signal;
 }
 
 int usage_error(const std::string& message) {
@@ -103,9 +112,13 @@ int main(int argc, char** argv) {
     sub->fallthrough();
     for (CLI::App* nested : sub->get_subcommands({})) nested->fallthrough();
   }
+  fathom::sim::install_interrupt_handlers();
   try {
     app.parse(argc, argv);
+  } catch (const fathom::sim::Interrupted& e) {
+    return interrupted(e.signal(), false);
   } catch (const fathom::cli::ExitWith& e) {
+    if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, true);
     return e.code;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
@@ -116,18 +129,24 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return parse_error(app, e, argc, argv);
   } catch (const fathom::scenario::ScenarioError& e) {
+    // An interrupt that surfaced as another error (rethrown by a layer that wraps errors).
+    if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, false);
     std::fprintf(stderr, "fathom: error: %s\n", e.what());
     return fathom::cli::kExitBadInput;
   } catch (const fathom::calib::ParseError& e) {
+    if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, false);
     std::fprintf(stderr, "fathom: error: %s\n", e.what());
     return fathom::cli::kExitBadInput;
   } catch (const fathom::sim::ModelError& e) {
+    if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, false);
     std::fprintf(stderr, "fathom: internal error (a model broke an engine rule): %s\n", e.what());
     return fathom::cli::kExitInternal;
   } catch (const std::exception& e) {
+    if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, false);
     std::fprintf(stderr, "fathom: error: %s\n", e.what());
     return fathom::cli::kExitBadInput;
   }
+  if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, true);
   if (app.get_subcommands().empty()) {
     // Bare `fathom`: nothing to do is a usage error; the help says what there is.
     std::fprintf(stderr, "%s", app.help().c_str());

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/collectives/nccl_tests_sweep.hpp"
@@ -80,10 +81,12 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   q.gpus_per_node = o.gpus_per_node;
   q.algo = o.algo;
   q.closed_form = o.closed_form;
+  Outputs outputs{{"-o", o.output}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
   const report::NcclTestsSweep sweep = report::run_nccl_tests_sweep(s, q);
-  emit(o.output, false, [&](std::FILE* out) { report::write_nccl_tests_table(out, sweep); });
+  outputs.report(o.output, false, [&](std::FILE* out) { report::write_nccl_tests_table(out, sweep); });
+  outputs.commit();
 }
 
 }  // namespace

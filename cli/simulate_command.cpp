@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "cli/training_run.hpp"
@@ -25,25 +26,45 @@ struct SimulateOptions {
   std::string links_out;
   std::string link_timeline;
   TrainingOutputs training;
-  std::int64_t seed = -1;  // --seed: overrides the scenario's
+  std::string seed;  // --seed: overrides the scenario's
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// --seed, held to the scenario's own rule for `seed` (a whole number up to 2^63 - 1), so that
+// a value out of range is refused, never clamped.
+std::uint64_t parse_seed(const std::string& text) {
+  constexpr std::uint64_t kMax = 9223372036854775807ULL;
+  const auto bad = [&] {
+    return std::invalid_argument("--seed: expected a whole number from 0 to " + std::to_string(kMax) + ", found \"" +
+                                 text + "\"");
+  };
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) throw bad();
+  const std::uint64_t value = std::stoull(text);
+  if (value > kMax) throw bad();
+  return value;
+}
+
 void run_simulate(const SimulateOptions& o) {
   using report::is_stdout;
   const auto started = std::chrono::steady_clock::now();
   scenario::Scenario loaded = load(o.scenario);
-  if (o.seed >= 0) loaded.seed = static_cast<std::uint64_t>(o.seed);
+  if (!o.seed.empty()) loaded.seed = parse_seed(o.seed);
   note_loaded(loaded);
   note("loaded in " + std::to_string(seconds_since(started)) + " s");
   if (loaded.workload == scenario::WorkloadKind::kTraining) {
     TrainingOutputs outputs = o.training;
     outputs.report = o.output;
-    if (outputs.json.empty()) outputs.json = loaded.output_json;
-    if (outputs.trace.empty()) outputs.trace = loaded.output_trace;
+    if (outputs.json.empty()) {
+      outputs.json = loaded.output_json;
+      outputs.json_flag = loaded.file + ": output.json";
+    }
+    if (outputs.trace.empty()) {
+      outputs.trace = loaded.output_trace;
+      outputs.trace_flag = loaded.file + ": output.trace";
+    }
     const int code = run_training(loaded, outputs);
     print_wall_clock(seconds_since(started));
     if (code != kExitOk) throw ExitWith{code};
@@ -56,25 +77,30 @@ void run_simulate(const SimulateOptions& o) {
   const int to_stdout =
       (is_stdout(o.flows_out) ? 1 : 0) + (is_stdout(o.links_out) ? 1 : 0) + (is_stdout(o.link_timeline) ? 1 : 0);
   if (to_stdout > 1) throw std::invalid_argument("only one of --flows-out, --links-out and --link-timeline can be -");
+  Outputs outputs{{"-o", o.output},
+                  {"--flows-out", o.flows_out},
+                  {"--links-out", o.links_out},
+                  {"--link-timeline", o.link_timeline}};
   const report::TrafficReport t = report::evaluate_traffic(std::move(loaded), !o.link_timeline.empty());
   const double wall_s = seconds_since(started);
   note("simulated in " + std::to_string(wall_s) + " s");
   const report::PreparedTraffic& p = t.traffic;
   warn(p.topology.summary);
-  emit(o.output, to_stdout > 0, [&](std::FILE* out) { report::write_traffic_summary(out, t); });
+  outputs.report(o.output, to_stdout > 0, [&](std::FILE* out) { report::write_traffic_summary(out, t); });
   if (!o.flows_out.empty()) {
-    write_file(o.flows_out,
-               [&](std::ostream& out) { report::write_flows_csv(out, p.topology, p.flows, t.result.flows); });
+    outputs.file(o.flows_out,
+                 [&](std::ostream& out) { report::write_flows_csv(out, p.topology, p.flows, t.result.flows); });
   }
   if (!o.links_out.empty()) {
-    write_file(o.links_out, [&](std::ostream& out) {
+    outputs.file(o.links_out, [&](std::ostream& out) {
       report::write_link_usage_csv(out, p.topology, t.result.link_bytes, t.result.makespan);
     });
   }
   if (!o.link_timeline.empty()) {
-    write_file(o.link_timeline,
-               [&](std::ostream& out) { report::write_link_timeline_csv(out, p.topology, t.result.link_loads); });
+    outputs.file(o.link_timeline,
+                 [&](std::ostream& out) { report::write_link_timeline_csv(out, p.topology, t.result.link_loads); });
   }
+  outputs.commit();
   print_wall_clock(wall_s);
 }
 
@@ -91,7 +117,7 @@ void add_simulate_command(CLI::App& app) {
                   "write every change of a link's load over time (CSV: time_s,link,bytes_per_s,utilisation)");
   cmd->add_option("--json", options->training.json, "training: write the full report as JSON (docs/report.md)");
   cmd->add_option("--trace", options->training.trace, "training: write a Chrome trace of one step (Perfetto)");
-  cmd->add_option("--seed", options->seed, "override the scenario's seed")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--seed", options->seed, "override the scenario's seed (a whole number from 0 to 2^63 - 1)");
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
     run_simulate(*options);

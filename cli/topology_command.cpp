@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/output_file.hpp"
@@ -28,17 +29,19 @@ struct TopologyOptions {
 void run_topology(const TopologyOptions& o) {
   using report::is_stdout;
   if (is_stdout(o.links) && is_stdout(o.routes)) throw std::invalid_argument("--links and --routes cannot both be -");
+  Outputs outputs{{"-o", o.output}, {"--links", o.links}, {"--routes", o.routes}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
   const report::PreparedTraffic p = report::prepare_traffic(s);
   warn(p.topology.summary);
   // With an output on standard output ("-") the description moves to standard error.
-  emit(o.output, is_stdout(o.links) || is_stdout(o.routes),
-       [&](std::FILE* out) { report::write_topology_description(out, p.topology); });
-  if (!o.links.empty()) write_file(o.links, [&](std::ostream& out) { report::write_links_csv(out, p.topology); });
+  outputs.report(o.output, is_stdout(o.links) || is_stdout(o.routes),
+                 [&](std::FILE* out) { report::write_topology_description(out, p.topology); });
+  if (!o.links.empty()) outputs.file(o.links, [&](std::ostream& out) { report::write_links_csv(out, p.topology); });
   if (!o.routes.empty()) {
-    write_file(o.routes, [&](std::ostream& out) { report::write_routes_csv(out, p.topology, p.flows, p.routes); });
+    outputs.file(o.routes, [&](std::ostream& out) { report::write_routes_csv(out, p.topology, p.flows, p.routes); });
   }
+  outputs.commit();
 }
 
 }  // namespace

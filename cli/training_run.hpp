@@ -12,6 +12,9 @@ struct TrainingOutputs {
   std::string report;  // -o: the terminal report ("": standard output)
   std::string json;    // --json (or the scenario's output.json)
   std::string trace;   // --trace (or output.trace)
+  // What asked for each, for errors: the flag, or the scenario's key.
+  std::string json_flag = "--json";
+  std::string trace_flag = "--trace";
 };
 
 // Returns the exit code: kExitOk, or kExitFailedExpectation when an expectation fails. A

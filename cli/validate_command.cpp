@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/outputs.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/calibration/log_validation.hpp"
 #include "scenarios/user_catalogs.hpp"
@@ -21,10 +22,12 @@ struct ValidateOptions {
 };
 
 void run_validate(const ValidateOptions& o) {
+  Outputs outputs{{"-o", o.output}};
   const report::MeasuredSystem system = report::validation_system(o.request);
   note("system: " + system.described);
   const report::LogValidation v = report::validate_logs(system, o.request);
-  emit(o.output, false, [&](std::FILE* out) { report::write_log_validation(out, v); });
+  outputs.report(o.output, false, [&](std::FILE* out) { report::write_log_validation(out, v); });
+  outputs.commit();
 }
 
 }  // namespace

@@ -515,7 +515,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
     const Location where = v->location();
     catalogs.emplace(folders, &where);
   }
-  s.seed = root.optional<std::uint64_t>("seed", 1, "a whole number from 0 to 2^63");
+  s.seed = root.optional<std::uint64_t>("seed", 1, "a whole number");
   MapReader cluster = root.child("cluster");
   note(s, cluster);
   if (auto v = cluster.find("nodes")) note(s, *v);

@@ -26,7 +26,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--remote", params.remote, "fraction of events sent to a uniformly random LP")->capture_default_str();
   app.add_option("--end", params.end, "end time; events before it are committed")->capture_default_str();
-  app.add_option("--seed", params.seed, "random seed")->capture_default_str();
+  app.add_option("--seed", params.seed, "random seed (a whole number below 2^64)")
+      ->capture_default_str()
+      ->check([](const std::string& text) {
+        // CLI11 would clamp an out-of-range number to 2^64 - 1; refuse it instead.
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        const bool fits = digits && (text.size() < 20 || (text.size() == 20 && text <= "18446744073709551615"));
+        return fits ? std::string() : "expected a whole number from 0 to 18446744073709551615, found \"" + text + "\"";
+      });
   app.add_option("--threads", options.threads, "threads for the parallel scheduler")->capture_default_str();
   app.add_option("--partitions", options.partitions, "partitions for the parallel scheduler (default: threads)");
   app.add_option("--partitioning", partitioning, "how LPs are dealt to partitions")
@@ -37,7 +44,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"sequential", "parallel"}))
       ->capture_default_str();
   app.set_version_flag("--version", FATHOM_VERSION);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "fathom-phold: error: %s (see --help)\n", e.what());
+    return 2;
+  }
 
   options.scheduler = scheduler == "parallel" ? Scheduler::kParallel : Scheduler::kSequential;
   options.partitioning =

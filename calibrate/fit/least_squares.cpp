@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/interrupt/interrupt.hpp"
+
 namespace fathom::calib {
 
 namespace {
@@ -165,6 +167,7 @@ class Problem {
   std::size_t free_count() const { return free_.size(); }
 
   std::vector<double> predict(const std::vector<double>& all) const {
+    sim::poll_interrupt();  // a fit evaluates its model thousands of times: stop between two
     std::vector<double> p = model_(all);
     if (p.size() != measured_.size()) {
       throw std::invalid_argument("least-squares fit: the model returned " + std::to_string(p.size()) +

@@ -15,45 +15,13 @@
 #include <system_error>
 #include <vector>
 
+#include "tests/sim/scratch_dir.hpp"
+
 using fathom::sim::write_file_atomically;
+using fathom::test::entries;
+using fathom::test::read_file;
+using fathom::test::ScratchDir;
 namespace fs = std::filesystem;
-
-namespace {
-
-// A fresh, empty directory for one test, removed with everything in it afterwards.
-class ScratchDir {
- public:
-  ScratchDir() {
-    static int serial = 0;
-    path_ = fs::temp_directory_path() /
-            ("fathom-atomic-test-" + std::to_string(::getpid()) + "-" + std::to_string(serial++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<std::string> entries(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  return names;
-}
-
-}  // namespace
 
 TEST_CASE("atomic file: success writes exactly the content") {
   ScratchDir dir;
