@@ -23,6 +23,7 @@
 #include "scenarios/user_catalogs.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "sim/errors.hpp"
+#include "sim/input/text_file.hpp"
 #include "topologies/cluster.hpp"
 
 namespace fathom::scenario {
@@ -143,6 +144,35 @@ std::string found_text(const Scenario& s, const sim::SpecViolation& v, const std
   throw ScenarioError(where, key, v.expected, found_text(s, v, key, at), v.hint);
 }
 
+}  // namespace
+
+void refuse_beyond_clock(const Scenario& s, const sim::TimeOutOfRange& e) {
+  // A time that long comes from a rate far too slow for the sizes (a unit slip: 1 bit/s for
+  // 1 Gb/s): locate the slowest rate the cluster has.
+  std::vector<std::pair<std::string, double>> rates{{"node.nic_bytes_per_s", s.cluster.node.nic_bytes_per_s},
+                                                    {"node.nvlink_bytes_per_s", s.cluster.node.nvlink_bytes_per_s}};
+  for (std::size_t i = 0; i < s.cluster.fabric.tier.size(); ++i) {
+    rates.emplace_back("fabric.tier[" + std::to_string(i) + "].link_bytes_per_s",
+                       s.cluster.fabric.tier[i].link_bytes_per_s);
+  }
+  std::erase_if(rates, [](const auto& r) { return !(r.second > 0); });
+  const auto slowest =
+      std::min_element(rates.begin(), rates.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  char years[64];
+  std::snprintf(years, sizeof years, "%.4g years", e.seconds() / (365.25 * 86400));
+  sim::SpecViolation v{"", "times within the 292.3 years (2^63 ns) of simulated time fathom's clock holds",
+                       std::string("a time of ") + years};
+  v.hint = "check the units of rates and sizes (bits or bytes per second, bytes)";
+  if (slowest == rates.end()) {
+    throw ScenarioError(Location{s.file, 0, 0}, "cluster", v.expected, v.found, v.hint);
+  }
+  v.field = slowest->first;
+  v.found += " with the slowest rate " + format_bytes_per_s(slowest->second);
+  reject(s, v, scenario_key(v.field));
+}
+
+namespace {
+
 // The builder checks relations between fields (ports per radix, counts that divide); each
 // violation names its field, which is located at the key that set it.
 void check_cluster(const Scenario& s) {
@@ -154,18 +184,26 @@ void check_cluster(const Scenario& s) {
 }
 
 std::vector<FlowRow> read_flows_csv(const std::string& path, const Location& named_at) {
-  std::ifstream in(path);
-  if (!in) throw ScenarioError(named_at, "workload.flows_file", "a readable CSV file", quote_found(path));
+  std::string text;
+  try {
+    text = sim::read_text_file(path, sim::kMaxTableBytes);
+  } catch (const sim::InputFileError& e) {
+    throw ScenarioError(named_at, "workload.flows_file", "a CSV file of flows (" + e.expected() + ")",
+                        quote_found(path) + ": " + e.found());
+  }
   std::vector<FlowRow> rows;
   std::set<std::uint64_t> ids;
+  std::istringstream in(text);
   std::string line;
   int number = 0;
   auto fail = [&](int column, const std::string& key, const std::string& expected, const std::string& found) {
     throw ScenarioError(Location{path, number, column}, key, expected, found);
   };
+  if (text.empty()) {
+    throw ScenarioError(Location{path, 1, 1}, "header", "the header id,src,dst,bytes,start_s", "an empty file");
+  }
   while (std::getline(in, line)) {
     ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (number == 1) {
       if (line != "id,src,dst,bytes,start_s") {
         fail(1, "header", "the header id,src,dst,bytes,start_s", quote_found(line));
@@ -208,6 +246,9 @@ std::vector<FlowRow> read_flows_csv(const std::string& path, const Location& nam
     if (start_s > 9e9) fail(columns[4], "start_s", "a start within 285 years", quote_found(cells[4]));
     row.start = sim::SimTime::from_seconds(start_s);
     rows.push_back(std::move(row));
+  }
+  if (rows.empty()) {
+    throw ScenarioError(Location{path, number, 1}, "row", "at least one flow after the header", "none");
   }
   return rows;
 }

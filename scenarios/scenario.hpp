@@ -22,6 +22,7 @@
 #include "models/workloads/traffic/traffic_pattern.hpp"
 #include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
+#include "sim/time.hpp"
 #include "topologies/cluster_spec.hpp"
 
 namespace fathom::scenario {
@@ -113,6 +114,10 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
 // CSV's rows with host names resolved (an unknown name is a ScenarioError at its row).
 // None for a workload of another kind.
 std::vector<net::FlowRequest> traffic_flows(const Scenario& scenario, const topo::Topology& topology);
+
+// A time the model could not hold (sim::TimeOutOfRange: beyond 292 years) as the scenario's
+// error, located at the slowest rate of the cluster, which is what makes times that long.
+[[noreturn]] void refuse_beyond_clock(const Scenario& scenario, const sim::TimeOutOfRange& error);
 
 // Endpoints a pattern runs over, in node order: every NIC (n0.nic0, n0.nic1, n1.nic0, ...)
 // or every GPU.

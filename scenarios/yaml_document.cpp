@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "scenarios/yaml_reader.hpp"
+#include "sim/input/text_file.hpp"
 
 namespace fathom::scenario {
 
@@ -28,15 +29,13 @@ ScenarioError syntax_error(const std::string& file, const YAML::Exception& e) {
 Document::Document(std::shared_ptr<Origin> origin, YAML::Node tree) : origin_(std::move(origin)), tree_(tree) {}
 
 Document Document::load_file(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    throw ScenarioError(Location{file, 0, 0}, "", "a readable scenario file",
-                        quote_found(error != 0 ? std::strerror(error) : "a file that cannot be opened"));
+  std::string text;
+  try {
+    text = sim::read_text_file(file, sim::kMaxYamlBytes);
+  } catch (const sim::InputFileError& e) {
+    throw ScenarioError(Location{file, 0, 0}, "", e.expected(), e.found());
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), file);
+  return parse(text, file);
 }
 
 namespace {

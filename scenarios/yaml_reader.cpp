@@ -146,6 +146,11 @@ std::string ValueReader::as_string(std::string_view what) const {
 
 const std::string& ValueReader::unit_text(Quantity quantity, Sign sign) const {
   if (!node_.IsScalar()) fail(expected_quantity(quantity, sign));
+  // A count has no unit, so it is a number like any other: quoted, it is a string. (A size or a
+  // rate may be quoted: "100 Gb/s".)
+  if (quantity == Quantity::kCount && !is_plain_or_tagged(node_, "int") && !is_plain_or_tagged(node_, "float")) {
+    fail(expected_quantity(quantity, sign), kQuotedHint);
+  }
   return node_.Scalar();
 }
 

@@ -14,19 +14,31 @@
 
 namespace fathom::sim {
 
+// A duration or instant that SimTime cannot hold (NaN, infinite, beyond +-292 years): a
+// consequence of the input's magnitudes (a link of 1 bit/s, a petabyte), never of a bug. Front
+// ends locate it at the input (scenario::refuse_beyond_clock).
+class TimeOutOfRange : public std::out_of_range {
+ public:
+  explicit TimeOutOfRange(double seconds)
+      : std::out_of_range("a time of " + std::to_string(seconds) +
+                          " s is outside the +-292 years simulated time can hold"),
+        seconds_(seconds) {}
+  double seconds() const { return seconds_; }
+
+ private:
+  double seconds_;
+};
+
 class SimTime {
  public:
   constexpr SimTime() = default;
   static constexpr SimTime from_ns(std::int64_t ns) { return SimTime(ns); }
 
-  // Rounds to the nearest nanosecond; throws std::out_of_range for NaN, infinities and
-  // values beyond the 64-bit range, so a unit error cannot silently wrap the clock.
+  // Rounds to the nearest nanosecond; throws TimeOutOfRange for NaN, infinities and values
+  // beyond the 64-bit range, so a unit error cannot silently wrap the clock.
   static SimTime from_seconds(double seconds) {
     const double ns = std::nearbyint(seconds * 1e9);
-    if (!(ns >= -9.2e18 && ns <= 9.2e18)) {
-      throw std::out_of_range("SimTime::from_seconds: " + std::to_string(seconds) +
-                              " s is outside the representable range of +-292 years");
-    }
+    if (!(ns >= -9.2e18 && ns <= 9.2e18)) throw TimeOutOfRange(seconds);
     return SimTime(static_cast<std::int64_t>(ns));
   }
 

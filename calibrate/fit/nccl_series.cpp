@@ -43,9 +43,19 @@ BusbwSeries busbw_series(const NcclTestsLog& log, const SeriesOptions& options) 
   for (const auto& row : log.rows) {
     if (row.algo_stated != s.algo_stated) s.algo_stated.clear();
   }
+  std::vector<int> unmeasured;  // lines of rows whose bandwidth printed as 0 (too small to show)
   for (const auto& row : log.rows) {
     const double measured = busbw(row);
-    if (measured > 0 && row.bytes > 0) s.points.push_back({row.bytes, measured, row.line});
+    if (measured > 0 && row.bytes > 0) {
+      s.points.push_back({row.bytes, measured, row.line});
+    } else {
+      unmeasured.push_back(row.line);
+    }
+  }
+  if (!unmeasured.empty()) {
+    s.assumed.push_back("the " + std::to_string(unmeasured.size()) +
+                        " row(s) whose bus bandwidth reads 0 too small to measure, and left them out (line " +
+                        std::to_string(unmeasured.front()) + (unmeasured.size() > 1 ? " and later)" : ")"));
   }
   if (s.points.empty()) throw std::invalid_argument(log.file + ": no row with a positive bus bandwidth");
   return s;

@@ -265,6 +265,17 @@ class JsonReader {
 
 FioRuns parse_fio_json_text(std::string_view text, const std::string& file) {
   const JsonSpan span = find_json(text, file);
+  // fio writes one object per run: anything after it (a second run appended to the file) would
+  // be lost, so it is an error at its line.
+  if (const std::string_view rest = text.substr(span.end); !text::is_blank(rest)) {
+    const std::size_t at = span.end + rest.find_first_not_of(" \t\r\n");
+    const int line =
+        1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    throw ParseError(file, line, "JSON", "the end of the file after fio's JSON object",
+                     text[at] == '{' || rest.find("\n{") != std::string_view::npos
+                         ? "a second JSON object (one fio run per file)"
+                         : "more text");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text.substr(span.begin, span.end - span.begin)));

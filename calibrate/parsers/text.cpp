@@ -8,19 +8,16 @@
 #include <sstream>
 #include <system_error>
 
+#include "sim/input/text_file.hpp"
+
 namespace fathom::calib::text {
 
 std::string read_file(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw ParseError(name, 0, "", "an existing file", "no such file");
-  if (std::filesystem::is_directory(path, ec)) throw ParseError(name, 0, "", "a file", "a folder");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ParseError(name, 0, "", "a readable file", "a file that cannot be opened");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ParseError(name, 0, "", "a readable file", "a read error");
-  return buffer.str();
+  try {
+    return sim::read_text_file(path, sim::kMaxTableBytes);
+  } catch (const sim::InputFileError& e) {
+    throw ParseError(path.string(), 0, "", e.expected(), e.found());
+  }
 }
 
 std::vector<Line> split_lines(std::string_view text) {

@@ -7,6 +7,12 @@
 
 namespace fathom::net {
 
+BeyondClock::BeyondClock(std::uint64_t flow, double remaining_bytes, double bytes_per_s, sim::SimTime now)
+    : sim::TimeOutOfRange(now.to_seconds() + remaining_bytes / bytes_per_s),
+      flow_(flow),
+      remaining_bytes_(remaining_bytes),
+      bytes_per_s_(bytes_per_s) {}
+
 namespace {
 // Min-heap orders for std::push_heap/pop_heap (which build max-heaps on `less`).
 bool completes_later(const auto& a, const auto& b) { return a.time != b.time ? a.time > b.time : a.flow > b.flow; }
@@ -253,7 +259,9 @@ void FlowNetwork::predict(FlowId f, sim::SimTime now) {
   if (flow.rate > 0) {
     // Round up: a flow is never reported done before its last byte could have arrived.
     const double ns = std::ceil(flow.remaining / flow.rate * 1e9);
-    flow.finish = ns < 9e18 ? now + sim::SimTime::from_ns(static_cast<std::int64_t>(ns)) : sim::SimTime::max();
+    if (!(ns < static_cast<double>((sim::SimTime::max() - now).ns())))
+      throw BeyondClock(f, flow.remaining, flow.rate, now);
+    flow.finish = now + sim::SimTime::from_ns(static_cast<std::int64_t>(ns));
   } else {
     flow.finish = flow.remaining > 0 ? sim::SimTime::max() : now;
   }

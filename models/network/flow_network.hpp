@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/time.hpp"
@@ -37,6 +38,22 @@ using FlowId = std::uint32_t;
 
 struct LinkCapacity {
   double bytes_per_s = 0;
+};
+
+// A flow whose finish, at the rate it is given, lies beyond the last instant SimTime can hold
+// (2^63 ns, about 292 years): the run cannot report it, so it stops with this instead of a
+// wrong figure. `flow` is the network's FlowId, or the caller's own index once it rethrows;
+// seconds() is the finish, from time 0.
+class BeyondClock : public sim::TimeOutOfRange {
+ public:
+  BeyondClock(std::uint64_t flow, double remaining_bytes, double bytes_per_s, sim::SimTime now);
+  std::uint64_t flow() const { return flow_; }
+  double remaining_bytes() const { return remaining_bytes_; }
+  double bytes_per_s() const { return bytes_per_s_; }
+
+ private:
+  std::uint64_t flow_;
+  double remaining_bytes_, bytes_per_s_;
 };
 
 class FlowNetwork {

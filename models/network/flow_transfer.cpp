@@ -91,6 +91,15 @@ void NetworkLp::on_start(sim::Context& ctx) {
 }
 
 void NetworkLp::on_event(const sim::Event& event, sim::Context& ctx) {
+  try {
+    handle(event, ctx);
+  } catch (const BeyondClock& e) {
+    // Name the flow as the caller knows it: its index in the requests.
+    throw BeyondClock(request_of_flow_[e.flow()], e.remaining_bytes(), e.bytes_per_s(), ctx.now());
+  }
+}
+
+void NetworkLp::handle(const sim::Event& event, sim::Context& ctx) {
   if (event.kind == kActivate) {
     const auto i = event.payload.as<std::uint64_t>();
     const FlowId f = network_.add_flow(routes_[i].route, routes_[i].fractions, flows_[i].bytes, ctx.now());
@@ -132,7 +141,14 @@ TransferResult simulate_transfers(const topo::Topology& topology, const std::vec
   for (std::size_t l = 0; l < lp.network().link_count(); ++l) {
     result.link_bytes.push_back(lp.network().link_bytes(static_cast<LinkId>(l)));
   }
-  for (const auto& o : result.flows) result.makespan = std::max(result.makespan, o.finish);
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    // Every flow ends: a rate of zero is refused where links are built, and a finish beyond the
+    // clock stops the run (BeyondClock). One that did not would be reported as done at 0.
+    if (result.flows[i].finish < result.flows[i].activated) {
+      throw std::logic_error("flow " + std::to_string(flows[i].id) + " never finished");
+    }
+    result.makespan = std::max(result.makespan, result.flows[i].finish);
+  }
   result.fingerprint = run.fingerprint;
   result.events = run.committed;
   result.component_updates = lp.network().updates();

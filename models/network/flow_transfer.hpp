@@ -81,6 +81,8 @@ class NetworkLp final : public sim::LogicalProcess {
             const std::vector<RoutedFlow>& routes, bool record_link_loads = false);
 
   void on_start(sim::Context& ctx) override;
+  // A flow that would finish beyond SimTime's range stops the run with BeyondClock, whose
+  // flow() is the flow's index in `flows`.
   void on_event(const sim::Event& event, sim::Context& ctx) override;
 
   const std::vector<FlowOutcome>& outcomes() const { return outcomes_; }
@@ -88,6 +90,7 @@ class NetworkLp final : public sim::LogicalProcess {
   const std::vector<LinkLoadSample>& link_loads() const { return link_loads_; }
 
  private:
+  void handle(const sim::Event& event, sim::Context& ctx);
   void request_settle(sim::Context& ctx, sim::SimTime at);
   void settle(sim::Context& ctx);
 

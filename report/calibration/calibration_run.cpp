@@ -215,8 +215,9 @@ CalibrationRun run_calibration(const CalibrationRequest& o) {
   run.scaling = predicted_scaling(run.calibration, system, o.predict_nodes);
 
   // The system's name: --system, else the first input folder's name (a file's folder).
-  const fs::path first =
+  fs::path first =
       fs::is_directory(o.inputs.front()) ? fs::path(o.inputs.front()) : fs::path(o.inputs.front()).parent_path();
+  if (first.empty()) first = ".";  // a file in the working folder
   run.meta.system = !o.system.empty() ? o.system : fs::absolute(first).lexically_normal().filename().string();
   run.meta.created = utc_now();
   run.meta.tool = std::string("fathom calibrate (fathom ") + FATHOM_VERSION + ")";

@@ -36,7 +36,9 @@ std::string size_label(std::int64_t bytes) {
 
 }  // namespace
 
-NcclTestsSweep run_nccl_tests_sweep(const scenario::Scenario& s, const NcclTestsRequest& q) {
+namespace {
+
+NcclTestsSweep sweep(const scenario::Scenario& s, const NcclTestsRequest& q) {
   NcclTestsSweep w;
   const scenario::NcclTestsWorkload& defaults = s.nccl_tests;  // the workload's, or nccl-tests-like defaults
   w.scenario_file = s.file;
@@ -101,12 +103,26 @@ NcclTestsSweep run_nccl_tests_sweep(const scenario::Scenario& s, const NcclTests
     } catch (const std::invalid_argument& e) {
       throw algo_error(e);
     }
+    // The closed forms reckon in seconds; hold them to the clock the simulation has.
+    if (!(row.size.timing.seconds <= sim::SimTime::max().to_seconds())) {
+      throw sim::TimeOutOfRange(row.size.timing.seconds);
+    }
     row.reason = algo ? std::string("set by --algo") : std::string(row.size.timing.reason);
     w.rows.push_back(std::move(row));
     if (w.step_factor <= 1 || size > w.max_bytes / w.step_factor) break;
     size *= w.step_factor;
   }
   return w;
+}
+
+}  // namespace
+
+NcclTestsSweep run_nccl_tests_sweep(const scenario::Scenario& s, const NcclTestsRequest& q) {
+  try {
+    return sweep(s, q);
+  } catch (const sim::TimeOutOfRange& e) {
+    scenario::refuse_beyond_clock(s, e);
+  }
 }
 
 void write_nccl_tests_table(std::FILE* out, const NcclTestsSweep& w) {

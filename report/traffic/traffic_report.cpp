@@ -18,6 +18,27 @@ std::string ms(double seconds) {
   return buf;
 }
 
+// A flow that cannot end within SimTime's range, located where its bytes were written: its row
+// of the flows file, or the pattern's `bytes` key.
+[[noreturn]] void refuse_beyond_clock(const PreparedTraffic& p, const net::BeyondClock& e) {
+  const scenario::Scenario& s = p.scenario;
+  const net::FlowRequest& flow = p.flows.at(e.flow());
+  char figures[160];
+  std::snprintf(figures, sizeof figures, "%s at the %s it gets, finishing %.4g years after time 0",
+                scenario::format_bytes(static_cast<std::int64_t>(e.remaining_bytes())).c_str(),
+                scenario::format_bytes_per_s(e.bytes_per_s()).c_str(), e.seconds() / (365.25 * 86400));
+  const std::string found = "flow " + std::to_string(flow.id) + " (" + p.topology.vertex(flow.src).name + " -> " +
+                            p.topology.vertex(flow.dst).name + "): " + figures;
+  const std::string expected =
+      "flows that finish within the 292.3 years (2^63 ns) of simulated time fathom's clock holds";
+  const std::string hint = "fewer bytes, or faster links";
+  if (s.traffic.from_file)
+    throw scenario::ScenarioError(s.traffic.rows.at(e.flow()).where, "bytes", expected, found, hint);
+  const auto it = s.locations.find("workload.bytes");
+  throw scenario::ScenarioError(it != s.locations.end() ? it->second : scenario::Location{s.file, 0, 0},
+                                "workload.bytes", expected, found, hint);
+}
+
 }  // namespace
 
 TrafficReport evaluate_traffic(scenario::Scenario scenario, bool link_timeline) {
@@ -30,7 +51,11 @@ TrafficReport evaluate_traffic(scenario::Scenario scenario, bool link_timeline) 
         it == p.scenario.locations.end() ? scenario::Location{p.scenario.file, 0, 0} : it->second, "workload.kind",
         "traffic for `fathom simulate`", "nccl-tests", "run it with `fathom nccl-tests`");
   }
-  t.result = net::simulate_transfers(p.topology, p.flows, p.routes, p.scenario.seed, link_timeline);
+  try {
+    t.result = net::simulate_transfers(p.topology, p.flows, p.routes, p.scenario.seed, link_timeline);
+  } catch (const net::BeyondClock& e) {
+    refuse_beyond_clock(p, e);
+  }
   sim::ExactQuantiles fct;
   for (std::size_t i = 0; i < p.flows.size(); ++i) {
     fct.add((t.result.flows[i].finish - p.flows[i].start).to_seconds());

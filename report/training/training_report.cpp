@@ -34,7 +34,11 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
   TrainingReport report;
   report.scenario = s;
   report.command_catalogs = std::move(command_catalogs);
-  report.result = train::simulate_training_step(s.training, s.accelerator, s.cluster, s.collectives, s.seed);
+  try {
+    report.result = train::simulate_training_step(s.training, s.accelerator, s.cluster, s.collectives, s.seed);
+  } catch (const sim::TimeOutOfRange& e) {
+    scenario::refuse_beyond_clock(s, e);
+  }
   if (!report.fits()) return report;
   for (const auto& e : s.expectations) {
     const double actual = training_figure(e.key, report.result);

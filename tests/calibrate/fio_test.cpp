@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "tests/calibrate/calibration_files.hpp"
@@ -136,6 +137,18 @@ TEST_CASE("broken fio inputs") {
     CHECK(parse_error([&] { parse_fio_json_text("{ \"fio version\" : \"fio-3\" }\n", "x.json"); }).field() == "jobs");
     CHECK(parse_error([&] { parse_fio_json_text("[1, 2]\n", "x.json"); }).found() == "no JSON object");
     CHECK(parse_error([&] { parse_fio_json_text("", "x.json"); }).found() == "an empty file");
+  }
+  SUBCASE("a second run appended to the file is refused at its line, not dropped") {
+    const std::string two = std::string(kFioJson) + std::string(kFioJson);
+    const int lines =
+        static_cast<int>(std::count(std::string_view(kFioJson).begin(), std::string_view(kFioJson).end(), '\n'));
+    const ParseError e = parse_error([&] { parse_fio_json_text(two, "two.json"); });
+    CHECK(e.found() == "a second JSON object (one fio run per file)");
+    CHECK(e.line() >= lines);
+    CHECK(e.line() <= lines + 2);
+    CHECK(parse_error([&] { parse_fio_json_text(std::string(kFioJson) + "\nsummary\n", "x.json"); }).found() ==
+          "more text");
+    CHECK_NOTHROW(parse_fio_json_text(std::string(kFioJson) + "\n\n  \n", "x.json"));
   }
   SUBCASE("a failed job, a bad option, a bad number") {
     const ParseError failed =

@@ -154,3 +154,61 @@ TEST_CASE("a flows file is read strictly and its host names resolved at their ro
   CHECK_THROWS_WITH_AS(load_scenario(fathom::test::write_scratch_file("file.yaml", scenario)),
                        doctest::Contains("header"), ScenarioError);
 }
+
+TEST_CASE("flows_file: only a regular file with a header and a flow; CRLF and CR line endings read") {
+  const std::string valid = kValid;
+  const auto with_file = [&](const std::string& path) {
+    return replaced(valid, "  pattern: permutation\n  bytes: 1MB\n", "  pattern: file\n  flows_file: " + path + "\n");
+  };
+  const auto error_for = [&](const std::string& path) {
+    try {
+      load_scenario(fathom::test::write_scratch_file("file.yaml", with_file(path)));
+    } catch (const ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  // Each was accepted as "0 flows" (the device read until memory ran out).
+  CHECK(error_for("/dev/zero").find("a character device") != std::string::npos);
+  CHECK(error_for("/tmp").find("a folder") != std::string::npos);
+  fathom::test::write_scratch_file("empty.csv", "");
+  CHECK(error_for("empty.csv")
+            .find("empty.csv:1:1: header: expected the header id,src,dst,bytes,start_s, found an empty file") !=
+        std::string::npos);
+  fathom::test::write_scratch_file("header-only.csv", "id,src,dst,bytes,start_s\n");
+  CHECK(error_for("header-only.csv").find("expected at least one flow after the header") != std::string::npos);
+  // The same two flows with each line ending, and the same error line in each.
+  for (const std::string eol : {"\n", "\r\n", "\r"}) {
+    CAPTURE(eol.size());
+    fathom::test::write_scratch_file("eol.csv", "id,src,dst,bytes,start_s" + eol + "0,n0.nic0,n5.nic0,1000,0" + eol +
+                                                    "1,n1.nic0,n9.nic0,2e6,0.001" + eol);
+    CHECK(load_scenario(fathom::test::write_scratch_file("file.yaml", with_file("eol.csv"))).traffic.rows.size() == 2);
+    fathom::test::write_scratch_file("eol.csv", "id,src,dst,bytes,start_s" + eol + "0,n0.nic0,n5.nic0,1000,0" + eol +
+                                                    "1,n1.nic0,n9.nic0,lots,0" + eol);
+    CHECK(error_for("eol.csv").find("eol.csv:3:") != std::string::npos);
+  }
+}
+
+TEST_CASE("a scenario with CR or CRLF line endings reads as with LF, errors on the same line") {
+  std::string valid = kValid;
+  for (const std::string eol : {"\r\n", "\r"}) {
+    CAPTURE(eol.size());
+    std::string converted;
+    for (char c : valid) converted += c == '\n' ? eol : std::string(1, c);
+    CHECK(load_scenario(fathom::test::write_scratch_file("eol.yaml", converted)).cluster.nodes ==
+          load_scenario(fathom::test::write_scratch_file("lf.yaml", valid)).cluster.nodes);
+    const std::string bad = replaced(converted, "bytes: 1MB", "bytes: 1QB");
+    const ScenarioError e = [&] {
+      try {
+        load_scenario(fathom::test::write_scratch_file("eol.yaml", bad));
+      } catch (const ScenarioError& error) {
+        return error;
+      }
+      FAIL("loaded");
+      throw std::logic_error("unreachable");
+    }();
+    const std::string lf_bad = replaced(valid, "bytes: 1MB", "bytes: 1QB");
+    CHECK(e.line() == fathom::test::load_error(lf_bad).line());
+    CHECK(e.line() > 1);
+  }
+}

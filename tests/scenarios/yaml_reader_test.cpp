@@ -330,9 +330,10 @@ TEST_CASE("load_file reads a file and reports an unreadable one") {
     CHECK(e.key_path() == "cluster.node.gpus");
   }
   std::remove(path);
-  CHECK_THROWS_WITH_AS(
-      Document::load_file("/nonexistent/pilot.yaml"),
-      "/nonexistent/pilot.yaml: expected a readable scenario file, found \"No such file or directory\"", ScenarioError);
+  CHECK_THROWS_WITH_AS(Document::load_file("/nonexistent/pilot.yaml"),
+                       "/nonexistent/pilot.yaml: expected an existing file, found no such file", ScenarioError);
+  CHECK_THROWS_WITH_AS(Document::load_file("/dev/zero"), "/dev/zero: expected a regular file, found a character device",
+                       ScenarioError);
 }
 
 TEST_CASE("found text is quoted as written and kept on one line") {

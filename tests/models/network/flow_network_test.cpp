@@ -30,7 +30,8 @@ std::vector<double> rates_after_adding(const std::vector<double>& capacity,
   std::vector<FlowId> ids;
   for (std::size_t f = 0; f < routes.size(); ++f) {
     const std::vector<double> none;
-    ids.push_back(network.add_flow(routes[f], fractions.empty() ? none : fractions[f], 1e12, SimTime::zero()));
+    // 1e6 bytes: unfinished at time 0 at any rate here, and within the clock at 10 B/s.
+    ids.push_back(network.add_flow(routes[f], fractions.empty() ? none : fractions[f], 1e6, SimTime::zero()));
   }
   network.update(SimTime::zero());
   std::vector<double> rates;
@@ -281,4 +282,23 @@ TEST_CASE("spread flows' finish times and link bytes equal the reference solver'
       REQUIRE(network.link_bytes(static_cast<LinkId>(l)) == doctest::Approx(expected_bytes[l]));
     }
   }
+}
+
+TEST_CASE("a flow whose finish lies beyond the clock stops the update with BeyondClock, not a silent 'never'") {
+  FlowNetwork network({LinkCapacity{0.125}});                                                      // 1 bit/s
+  const FlowId f = network.add_flow(std::vector<LinkId>{0}, {}, 1e15, SimTime::from_seconds(10));  // 1 PB
+  try {
+    network.update(SimTime::from_seconds(10));
+    FAIL("no exception");
+  } catch (const fathom::net::BeyondClock& e) {
+    CHECK(e.flow() == f);
+    CHECK(e.remaining_bytes() == 1e15);
+    CHECK(e.bytes_per_s() == 0.125);
+    CHECK(e.seconds() == doctest::Approx(10 + 8e15));  // from time 0
+  }
+  // Just inside the clock: finishes, at its exact (rounded-up) nanosecond.
+  FlowNetwork fits({LinkCapacity{1.0}});
+  fits.add_flow(std::vector<LinkId>{0}, {}, 9.0e9, SimTime::zero());  // 9e9 s, 285 years
+  fits.update(SimTime::zero());
+  CHECK(fits.next_completion() == SimTime::from_seconds(9.0e9));
 }

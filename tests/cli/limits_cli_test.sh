@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Issue 13's reproductions, each now refused with a located error instead of a wrong answer:
+# flows and collectives that would end beyond the 292 years SimTime holds, invalid flows files,
+# a quoted count, an out-of-range --seed. Every refusal exits 2 and starts with
+# `fathom: error:`; none writes an output.
+set -uo pipefail
+build=$(cd "$1" && pwd)
+source_dir=$(cd "$2" && pwd)
+fathom="$build/fathom"
+source "$source_dir/tests/cli/check.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+examples="$source_dir/scenarios/examples"
+
+refused() {  # refused NAME EXPECTED-TEXT COMMAND...
+  local name="$1" expected="$2"; shift 2
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  check "$name: exit 2 (got $rc)" test "$rc" -eq 2
+  check "$name: starts with fathom: error:" grep -q '^fathom: error: ' <<<"$out"
+  check "$name: says \"$expected\"" grep -qF -- "$expected" <<<"$out"
+}
+
+# A traffic scenario on two hosts joined by links of `rate`, each sending `bytes` to the other.
+pair() {  # pair RATE BYTES > file
+  cat <<YAML
+seed: 1
+cluster:
+  nodes: 2
+  node: {gpus: 0, nics: 1, nic_bandwidth: $1}
+  fabric:
+    kind: fat-tree
+    tiers: 2
+    hosts_per_leaf: 1
+    leaves: 2
+    spines: 1
+    links:
+      - {bandwidth: $1, latency: 1us}
+      - {bandwidth: $1, latency: 1us}
+workload:
+  kind: traffic
+  pattern: all-to-all
+  endpoints: 2
+  bytes: $2
+YAML
+}
+
+# 1. Silent wrong results: exit 0 with a zero makespan and negative completion times before.
+pair 1bps 1PB > petabyte.yaml
+refused "1 PB at 1 bit/s" "petabyte.yaml:18:10: workload.bytes: expected flows that finish within the 292.3 years" \
+  "$fathom" simulate petabyte.yaml --flows-out flows.csv
+check "and no flows CSV" test ! -e flows.csv
+pair 1e-30bps 1MB > slow.yaml
+refused "1 MB at 1e-30 bit/s" "finishing 2.535e+29 years after time 0" "$fathom" simulate slow.yaml
+pair 1Gbps 1GB > fine.yaml
+out=$("$fathom" simulate fine.yaml 2>&1); rc=$?
+check "the same pair at 1 Gb/s runs (exit $rc)" test "$rc" -eq 0
+check "  with a makespan of 8 s" grep -q "makespan *8000.00" <<<"$out"
+refused "a training run on 1 bit/s links" \
+  "cluster.fabric.links[0].bandwidth: expected times within the 292.3 years (2^63 ns) of simulated time" \
+  "$fathom" simulate "$examples/pilot-16-nodes.yaml" --set 'cluster.fabric.links[0].bandwidth=1bps'
+refused "nccl-tests on 1 bit/s links, simulated" "expected times within the 292.3 years" \
+  "$fathom" nccl-tests "$examples/pilot-16-nodes.yaml" --set 'cluster.fabric.links[0].bandwidth=1bps' -e 1G
+refused "nccl-tests on 1 bit/s links, closed forms" "found a time of 300.1 years" \
+  "$fathom" nccl-tests "$examples/pilot-16-nodes.yaml" --set 'cluster.fabric.links[0].bandwidth=1bps' -e 1G \
+  --closed-form
+
+# 2. Invalid inputs accepted before.
+file_pair() {  # a scenario reading its flows from $1
+  pair 100Gbps 1MB | sed "s|  pattern: all-to-all|  pattern: file\n  flows_file: $1|; /endpoints:/d; /bytes:/d"
+}
+file_pair /dev/zero > zero.yaml
+refused "flows_file: /dev/zero" "found \"/dev/zero\": a character device" "$fathom" simulate zero.yaml
+file_pair "$tmp" > folder.yaml
+refused "flows_file: a folder" ": a folder" "$fathom" simulate folder.yaml
+: > empty.csv
+file_pair empty.csv > empty.yaml
+refused "flows_file: empty" "empty.csv:1:1: header: expected the header id,src,dst,bytes,start_s, found an empty file" \
+  "$fathom" simulate empty.yaml
+refused "a quoted count" "workload.tokens: expected a whole number such as 4096 or 1e8, found \"8\"" \
+  "$fathom" simulate "$examples/production-2048-nodes.yaml" --set "workload.tokens='8'"
+
+# 7. Errors with their flag and range.
+refused "--seed above 2^63-1" "--seed: expected a whole number from 0 to 9223372036854775807, found \"9223372036854775808\"" \
+  "$fathom" simulate "$examples/pilot-16-nodes.yaml" --seed 9223372036854775808
+refused "--set seed above 2^63-1" "seed: expected a whole number from 0 to 9223372036854775807" \
+  "$fathom" simulate "$examples/pilot-16-nodes.yaml" --set seed=9223372036854775808
+out=$("$build/fathom-phold" --threads many 2>&1); rc=$?
+check "fathom-phold --threads many: exit 2 with its prefix (got $rc)" \
+  bash -c '[ "$1" -eq 2 ] && grep -q "^fathom-phold: error: " <<<"$2"' _ "$rc" "$out"
+
+echo "limits CLI: $failures failed"
+[ "$failures" -eq 0 ]
