@@ -255,13 +255,14 @@ MapReader::MapReader(std::shared_ptr<const Origin> origin, YAML::Node node, std:
     if (!key.IsScalar()) {
       throw ScenarioError(origin_->locate(path_, key_mark), path_, "a key name", describe_found(key));
     }
-    for (const Entry& e : entries_) {
-      if (e.key != key.Scalar()) continue;
+    if (const auto seen = index_.find(key.Scalar()); seen != index_.end()) {
+      const Entry& e = entries_[seen->second];
       const std::string path_of_key = child_path(e.key);
       const Location first = origin_->locate(path_of_key, e.key_mark);
       throw ScenarioError(origin_->locate(path_of_key, key_mark), path_of_key, "each key at most once",
                           quote_found(e.key) + " a second time", "the first is at " + format_position(first));
     }
+    index_.emplace(key.Scalar(), entries_.size());
     entries_.push_back(Entry{key.Scalar(), pair.second, key_mark, false});
   }
 }
@@ -275,9 +276,8 @@ void MapReader::note(std::string_view key) {
 }
 
 MapReader::Entry* MapReader::entry(std::string_view key) {
-  for (Entry& e : entries_)
-    if (e.key == key) return &e;
-  return nullptr;
+  const auto it = index_.find(std::string(key));
+  return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
 void MapReader::declare(std::initializer_list<std::string_view> keys) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "scenarios/errors.hpp"
@@ -249,7 +250,9 @@ class MapReader {
   std::shared_ptr<const Origin> origin_;
   std::string path_;
   YAML::Mark mark_;
-  std::vector<Entry> entries_;
+  std::vector<Entry> entries_;  // in the file's order, for messages
+  // entries_ by key: a mapping of n keys is read in O(n), not O(n^2) (issue 13: 80,000 keys took 39 s).
+  std::unordered_map<std::string, std::size_t> index_;
   std::vector<std::string> declared_;
 };
 
