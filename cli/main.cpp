@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,13 @@ int main(int argc, char** argv) {
     if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, false);
     std::fprintf(stderr, "fathom: internal error (a model broke an engine rule): %s\n", e.what());
     return fathom::cli::kExitInternal;
+  } catch (const std::bad_alloc&) {
+    // Never "std::bad_alloc" alone: say what ran out and what to do.
+    std::fprintf(stderr,
+                 "fathom: error: out of memory: the scenario needs more than this machine has; shrink it (fewer "
+                 "nodes, flows, micro-batches or collectives.max_slices) or run it on a larger machine; no output "
+                 "was written\n");
+    return fathom::cli::kExitBadInput;
   } catch (const std::exception& e) {
     if (const int s = fathom::sim::pending_interrupt(); s != 0) return interrupted(s, false);
     std::fprintf(stderr, "fathom: error: %s\n", e.what());

@@ -51,7 +51,7 @@ CalibrationProfile load_calibration_profile(const std::string& file) {
   profile.file = file;
   profile.document = std::make_shared<Document>(Document::load_file(file));
   MapReader root = profile.document->root();
-  const auto version = root.value("profile", "");
+  const auto version = root.value("profile", "the profile schema version, 1");
   if (version.as<int>("the profile schema version, 1") != kProfileVersion) {
     version.fail("profile: 1 (the only schema version this fathom reads)");
   }

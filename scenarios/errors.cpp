@@ -67,26 +67,34 @@ ScenarioError::ScenarioError(Location location, std::string key_path, std::strin
       found_(std::move(found)),
       hint_(std::move(hint)) {}
 
-std::string quote_found(std::string_view text) {
-  std::string out = "\"";
+namespace {
+
+// `text` with control bytes escaped and cut after kMaxFoundChars characters (never inside a
+// UTF-8 character); with `quoted`, its quotes and backslashes escaped too.
+std::string shortened(std::string_view text, bool quoted) {
+  std::string out;
   std::size_t shown = 0;
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    // Cut only between UTF-8 characters, never inside one.
     if (shown >= kMaxFoundChars && (byte & 0xC0) != 0x80) {
       out += "...";
       break;
     }
     ++shown;
-    if (c == '"' || c == '\\') out += '\\';
+    if (quoted && (c == '"' || c == '\\')) out += '\\';
     append_escaped(out, c);
   }
-  out += '"';
   return out;
 }
 
+}  // namespace
+
+std::string quote_found(std::string_view text) { return "\"" + shortened(text, true) + "\""; }
+
 std::string format_position(const Location& location) {
-  std::string out = location.file;
+  // A file name, or an override's whole text ("--set key=value"), which may be as long as
+  // its value: that one is shortened like a value found.
+  std::string out = location.file.rfind("--set ", 0) == 0 ? shortened(location.file, false) : location.file;
   if (!out.empty() && location.line > 0) {
     out += ':' + std::to_string(location.line);
     if (location.column > 0) out += ':' + std::to_string(location.column);

@@ -33,6 +33,11 @@ BusbwSeries busbw_series(const NcclTestsLog& log, const SeriesOptions& options) 
   s.op = coll::parse_nccl_op(s.op_name, log.file + ": op");
   s.algo_name = !options.algo.empty() ? options.algo : log.algo;
   s.algorithm = coll::parse_nccl_algo(s.algo_name, options.algo.empty() ? log.file + ": NCCL_ALGO" : "--algo");
+  if (s.algorithm == coll::Algorithm::kNvls && s.nodes > 1) {
+    throw std::invalid_argument((options.algo.empty() ? log.file + ": NCCL_ALGO=" : std::string("--algo ")) +
+                                s.algo_name + " on " + std::to_string(s.nodes) +
+                                " nodes: NVLS runs inside one node; across nodes NCCL runs NVLS-tree (nvlstree)");
+  }
   if (auto it = log.env.find("NCCL_PROTO"); it != log.env.end()) {
     bool list = false;
     s.protocol = coll::parse_nccl_proto(it->second, log.file + ": NCCL_PROTO", &list);
@@ -65,6 +70,12 @@ void apply_stated_algorithm(BusbwSeries& series, bool nvls_hardware) {
   if (series.algorithm || series.algo_stated.empty()) return;
   const auto stated = coll::parse_nccl_algo(series.algo_stated, series.file + ": algo_stated");
   if (!stated) return;
+  if (*stated == coll::Algorithm::kNvls && series.nodes > 1) {
+    // NVLS reduces inside one NVLink domain; NCCL joins nodes with NVLS-tree instead.
+    throw std::invalid_argument(series.file + ": the file states " + series.algo_stated +
+                                ", which runs inside one node, but the measurement is taken as " +
+                                std::to_string(series.nodes) + " nodes; pass --nodes 1, or check the file");
+  }
   const bool needs_nvls = *stated == coll::Algorithm::kNvls || *stated == coll::Algorithm::kNvlsTree;
   if (needs_nvls && !nvls_hardware) {
     series.assumed.push_back("algorithm chosen per size: the file states " + series.algo_stated +

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 13's reproductions, each now refused with a located error instead of a wrong answer:
 # flows and collectives that would end beyond the 292 years SimTime holds, invalid flows files,
-# a quoted count, an out-of-range --seed. Every refusal exits 2 and starts with
+# a quoted count, an out-of-range --seed, running out of memory. Every refusal exits 2 and starts with
 # `fathom: error:`; none writes an output.
 set -uo pipefail
 build=$(cd "$1" && pwd)
@@ -86,9 +86,30 @@ refused "--seed above 2^63-1" "--seed: expected a whole number from 0 to 9223372
   "$fathom" simulate "$examples/pilot-16-nodes.yaml" --seed 9223372036854775808
 refused "--set seed above 2^63-1" "seed: expected a whole number from 0 to 9223372036854775807" \
   "$fathom" simulate "$examples/pilot-16-nodes.yaml" --set seed=9223372036854775808
+long_value=$(head -c 100000 /dev/zero | tr '\0' y)
+out=$("$fathom" simulate "$examples/pilot-16-nodes.yaml" --set "x=$long_value" 2>&1); rc=$?
+check "a 100 KB --set value: exit 2 (got $rc)" test "$rc" -eq 2
+check "  and an error of one short line (${#out} bytes)" test "${#out}" -lt 400
+data="$source_dir/data/calibration-data"
+refused "an NVLS log taken as 2 nodes" "the file states NVLS, which runs inside one node, but the measurement is taken as 2 nodes" \
+  "$fathom" calibrate "$data/azure-nd-h100-v5/nccl_all_reduce.csv" --node dgx-h100 --nodes 2 -o p.yaml
+refused "--algo nvls on a 2-node log" "--algo nvls on 2 nodes: NVLS runs inside one node" \
+  "$fathom" calibrate "$data"/hgx-h100-ib-2node/G_*.log --node dgx-h100 --algo nvls -o p.yaml
+echo "system: x" > no-version.yaml
+refused "a profile without its version" "profile: expected the profile schema version, 1, found no value" \
+  "$fathom" validate --profile no-version.yaml "$data"/hgx-h100-ib-2node/G_*.log
 out=$("$build/fathom-phold" --threads many 2>&1); rc=$?
 check "fathom-phold --threads many: exit 2 with its prefix (got $rc)" \
   bash -c '[ "$1" -eq 2 ] && grep -q "^fathom-phold: error: " <<<"$2"' _ "$rc" "$out"
+
+# 3. Out of memory is an error in fathom's words, never a bare std::bad_alloc. (Not under
+# AddressSanitizer, which reserves more address space than the limit allows at start.)
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+  out=$(ulimit -v 80000; "$fathom" simulate "$examples/production-2048-nodes.yaml" --json oom.json 2>&1); rc=$?
+  check "out of memory: exit 2 (got $rc)" test "$rc" -eq 2
+  check "out of memory: said so, with what to shrink" grep -q '^fathom: error: out of memory: .*shrink it' <<<"$out"
+  check "out of memory: no JSON" test ! -e oom.json
+fi
 
 echo "limits CLI: $failures failed"
 [ "$failures" -eq 0 ]
