@@ -13,6 +13,7 @@
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/collectives/nccl_tests_sweep.hpp"
+#include "scenarios/resource_estimate.hpp"
 #include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
@@ -84,6 +85,12 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   Outputs outputs{{"-o", o.output}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
+  // The largest size's DAG over the GPUs the sweep uses, before it is built.
+  const int nodes = q.nodes > 0 ? q.nodes : s.cluster.nodes;
+  const int gpus = q.gpus_per_node > 0 ? q.gpus_per_node : s.cluster.node.gpus;
+  scenario::require_within_memory(
+      s, scenario::estimate_nccl_tests(s, nodes * gpus, q.max_bytes.value_or(s.nccl_tests.max_bytes), q.closed_form),
+      memory_limit(o.scenario));
   const report::NcclTestsSweep sweep = report::run_nccl_tests_sweep(s, q);
   outputs.report(o.output, false, [&](std::FILE* out) { report::write_nccl_tests_table(out, sweep); });
   outputs.commit();

@@ -12,12 +12,17 @@ namespace fathom::cli {
 struct ScenarioOptions {
   std::string file;
   std::vector<std::string> overrides;  // --set key=value
+  std::string max_memory;              // --max-memory SIZE; empty: scenario::kDefaultMemoryLimit
 };
 
-// Registers SCENARIO and --set on a subcommand.
+// Registers SCENARIO, --set and --max-memory on a subcommand.
 void add_scenario_options(CLI::App& command, ScenarioOptions& options);
 
-// The scenario the options name, loaded with its overrides (scenario::ScenarioError for bad input).
+// The scenario the options name, loaded with its overrides, and refused when what it would hold
+// in memory passes the limit (scenario::ScenarioError for bad input).
 scenario::Scenario load(const ScenarioOptions& options);
+
+// --max-memory in bytes (std::invalid_argument naming the flag for a bad size).
+double memory_limit(const ScenarioOptions& options);
 
 }  // namespace fathom::cli

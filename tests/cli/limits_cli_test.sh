@@ -102,7 +102,44 @@ out=$("$build/fathom-phold" --threads many 2>&1); rc=$?
 check "fathom-phold --threads many: exit 2 with its prefix (got $rc)" \
   bash -c '[ "$1" -eq 2 ] && grep -q "^fathom-phold: error: " <<<"$2"' _ "$rc" "$out"
 
-# 3. Out of memory is an error in fathom's words, never a bare std::bad_alloc. (Not under
+# 3. Sizes refused up front, from the memory estimate (each ran for minutes or died with
+# std::bad_alloc before), at the key to shrink; --max-memory raises the limit.
+refused "a billion micro-batches" "workload.global_batch: expected a run within fathom's memory limit of 16 GiB" \
+  "$fathom" simulate "$examples/pilot-16-nodes.yaml" --set workload.global_batch=1000000000
+refused "16 million all-to-all flows" "workload.endpoints: expected a run within fathom's memory limit" \
+  "$fathom" simulate "$examples/fat-tree-a2a-64.yaml" --set workload.endpoints=4000 --set cluster.nodes=4096 \
+  --set cluster.fabric.leaves=128 --set cluster.fabric.spines=32
+cat > radix.yaml <<YAML
+seed: 1
+cluster:
+  nodes: 16
+  node: {gpus: 8, nics: 8, nic_bandwidth: 400Gbps}
+  fabric:
+    kind: fat-tree
+    tiers: 3
+    radix: 4096
+    links:
+      - {bandwidth: 400Gbps, latency: 1us}
+      - {bandwidth: 400Gbps, latency: 1us}
+      - {bandwidth: 400Gbps, latency: 1us}
+workload:
+  kind: traffic
+  pattern: permutation
+  bytes: 1MB
+YAML
+refused "a 3-tier radix-4096 fabric for 16 nodes" "cluster.fabric: expected a run within fathom's memory limit" \
+  "$fathom" topology radix.yaml
+refused "a collective DAG of 1-byte slices" "most of it 2.62e+08 transfers of the largest size's collective DAG" \
+  "$fathom" nccl-tests "$examples/pilot-16-nodes.yaml" --set collectives.slice=1B -e 8G
+out=$("$fathom" nccl-tests "$examples/pilot-16-nodes.yaml" --set collectives.slice=1B -e 8G --closed-form -q 2>&1); rc=$?
+check "  the same with --closed-form builds no DAG and runs (exit $rc)" test "$rc" -eq 0
+refused "a bad --max-memory" "--max-memory: expected a size" \
+  "$fathom" simulate "$examples/pilot-16-nodes.yaml" --max-memory lots
+out=$("$fathom" simulate "$examples/pilot-16-nodes.yaml" --max-memory 100KB 2>&1); rc=$?
+check "--max-memory 100KB refuses even the pilot (exit $rc)" test "$rc" -eq 2
+check "  naming the limit" grep -qF "memory limit of 97.66 KiB (--max-memory)" <<<"$out"
+
+# 4. Out of memory is an error in fathom's words, never a bare std::bad_alloc. (Not under
 # AddressSanitizer, which reserves more address space than the limit allows at start.)
 if [ -z "${ASAN_OPTIONS:-}" ]; then
   out=$(ulimit -v 80000; "$fathom" simulate "$examples/production-2048-nodes.yaml" --json oom.json 2>&1); rc=$?

@@ -1,0 +1,154 @@
+#include "scenarios/resource_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "scenarios/units.hpp"
+#include "topologies/cluster.hpp"
+
+namespace fathom::scenario {
+
+namespace {
+
+// Bytes each, measured with /usr/bin/time's peak RSS on fathom's own runs (2026-12-02): the
+// difference between two sizes of one scenario over the difference of the counts.
+constexpr double kBytesPerLink = 1500;     // fathom topology: 512 and 2,048 nodes, 1,409 B per directed link
+constexpr double kBytesPerFlow = 3200;     // fathom simulate, random pattern: 5,000 and 20,000 flows
+constexpr double kBytesPerPass = 100;      // fathom simulate, pilot: 3,200 and 12,800 micro-batches, 94 B per pass
+constexpr double kBytesPerTransfer = 400;  // fathom nccl-tests, 128 GPUs, ring 1 GiB: 390 B per DAG transfer
+
+// Directed links inside the nodes and from them to their leaves, and between switches.
+struct Links {
+  double hosts = 0;
+  double switches = 0;
+};
+
+Links directed_links(const Scenario& s) {
+  const topo::ClusterSpec& c = s.cluster;
+  const double nodes = c.nodes;
+  Links l;
+  // Each GPU's NVLink to its plane and, where the node has NICs, its PCIe path to one.
+  l.hosts = nodes * c.node.gpus * (c.node.nics > 0 ? 2 : 1);
+  try {
+    const topo::FabricLayout f = topo::layout_fabric(c);
+    l.hosts += f.nic_ports;  // host to leaf
+    const double pods = std::max(1, f.pods);
+    const double leaves_per_group = f.tiers == 3 ? f.leaves_per_pod : f.leaves;
+    l.switches = pods * leaves_per_group * f.spines * f.links_per_leaf_spine;
+    if (f.tiers == 3) l.switches += pods * f.spines * f.cores_per_spine;
+  } catch (const std::exception&) {
+    // A fabric that does not lay out is refused by the loader with its own error.
+  }
+  l.hosts *= 2;
+  l.switches *= 2;
+  return l;
+}
+
+double traffic_flows(const Scenario& s) {
+  const TrafficWorkload& t = s.traffic;
+  if (t.from_file) return static_cast<double>(t.rows.size());
+  const workload::TrafficSpec& g = t.generated;
+  const double all = static_cast<double>(s.cluster.nodes) *
+                     (t.endpoints == EndpointKind::kGpu ? s.cluster.node.gpus : s.cluster.node.nics);
+  const double e = g.endpoints > 0 ? std::min(all, static_cast<double>(g.endpoints)) : all;
+  switch (g.pattern) {
+    case workload::TrafficPattern::kAllToAll:
+      return e * (e - 1);
+    case workload::TrafficPattern::kIncast:
+      return e - 1;
+    case workload::TrafficPattern::kRandom:
+      return static_cast<double>(g.flows);
+    default:
+      return e;  // permutation, ring
+  }
+}
+
+ResourceEstimate topology_estimate(const Scenario& s) {
+  ResourceEstimate e;
+  const Links links = directed_links(s);
+  e.uses.push_back({"directed links of the nodes and to their leaves (with vertices and routes)", "cluster.nodes",
+                    links.hosts, kBytesPerLink, "cluster.nodes, or the GPUs and NICs per node"});
+  e.uses.push_back({"directed links between switches (with vertices and routes)", "cluster.fabric", links.switches,
+                    kBytesPerLink, "the fabric: its radix, spines, cores or tiers"});
+  return e;
+}
+
+std::string about(double bytes) {
+  return bytes >= 9.2e18 ? std::string("more than 8 EiB") : format_bytes(static_cast<std::int64_t>(bytes));
+}
+
+std::string count_text(double count) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, count < 1e6 ? "%.0f" : "%.3g", count);
+  return buf;
+}
+
+}  // namespace
+
+double ResourceEstimate::bytes() const {
+  double total = 0;
+  for (const auto& u : uses) total += u.bytes();
+  return total;
+}
+
+const ResourceUse* ResourceEstimate::largest() const {
+  const auto it = std::max_element(uses.begin(), uses.end(),
+                                   [](const ResourceUse& a, const ResourceUse& b) { return a.bytes() < b.bytes(); });
+  return it == uses.end() ? nullptr : &*it;
+}
+
+ResourceEstimate estimate_resources(const Scenario& s) {
+  ResourceEstimate e = topology_estimate(s);
+  if (s.workload == WorkloadKind::kTraffic) {
+    const bool random = s.traffic.generated.pattern == workload::TrafficPattern::kRandom;
+    const std::string key = s.traffic.from_file ? "workload.flows_file"
+                            : random            ? "workload.flows"
+                                                : "workload.endpoints";
+    e.uses.push_back({"traffic flows", key, traffic_flows(s), kBytesPerFlow, key});
+  } else if (s.workload == WorkloadKind::kTraining) {
+    const train::TrainingSpec& t = s.training;
+    const double micro_batches =
+        static_cast<double>(t.global_batch) / std::max(1.0, static_cast<double>(t.micro_batch) * t.parallel.dp);
+    const double passes = micro_batches * t.parallel.pp * t.parallel.virtual_stages * 2;
+    e.uses.push_back({"pipeline passes per step (micro-batches x stages x chunks, forward and backward)",
+                      "workload.global_batch", passes, kBytesPerPass,
+                      "workload.global_batch (or raise workload.micro_batch)"});
+  }
+  return e;
+}
+
+ResourceEstimate estimate_nccl_tests(const Scenario& s, int ranks, std::int64_t max_bytes, bool closed_form) {
+  ResourceEstimate e = topology_estimate(s);
+  if (closed_form || ranks < 2) return e;
+  // A ring all-reduce, the largest DAG nccl-tests builds: 2(n - 1) steps of n sends, each cut
+  // into slices of slice_bytes, at most max_slices per GPU of the chain.
+  const double n = ranks;
+  const double real = std::ceil(static_cast<double>(max_bytes) / n / std::max(1.0, s.collectives.slice_bytes));
+  const double cap = static_cast<double>(s.collectives.max_slices) * std::max(1.0, n - 2);
+  const double slices = std::clamp(real, 1.0, std::max(1.0, cap));
+  e.uses.push_back({"transfers of the largest size's collective DAG (GPUs x steps x slices)", "collectives.max_slices",
+                    2 * (n - 1) * n * slices, kBytesPerTransfer,
+                    "the largest size (-e), the GPUs (--nodes, --gpus-per-node) or collectives.max_slices, raise "
+                    "collectives.slice, or time the sizes with --closed-form"});
+  return e;
+}
+
+void require_within_memory(const Scenario& s, const ResourceEstimate& estimate, double limit_bytes) {
+  const double total = estimate.bytes();
+  if (total <= limit_bytes) return;
+  const ResourceUse& big = *estimate.largest();
+  std::string key = big.key;
+  while (!key.empty() && !s.locations.count(key)) {
+    const auto cut = key.find_last_of(".[");
+    key = cut == std::string::npos ? std::string() : key.substr(0, cut);
+  }
+  const Location where = key.empty() ? Location{s.file, 0, 0} : s.locations.at(key);
+  throw ScenarioError(where, big.key, "a run within fathom's memory limit of " + about(limit_bytes) + " (--max-memory)",
+                      "about " + about(total) + ", most of it " + count_text(big.count) + " " + big.what +
+                          " at about " + about(big.bytes_each) + " each",
+                      "shrink " + (big.shrink.empty() ? big.key : big.shrink) +
+                          ", or raise --max-memory on a machine with more memory");
+}
+
+}  // namespace fathom::scenario

@@ -1,0 +1,49 @@
+// What a run will hold in memory, estimated from the scenario before anything large is built,
+// so that a scenario too large for the machine is refused at once, at the key to shrink, instead
+// of running for minutes and dying with std::bad_alloc (issue 13).
+//
+// Each use is a count the scenario implies (topology links, traffic flows, pipeline passes,
+// transfers of a collective's DAG) times the bytes one of them takes, measured on fathom's own
+// structures (docs/scenarios.md, "Errors": "Memory limit"). The estimate is an order of magnitude, not an
+// accounting: it is there to turn away a million nodes or a billion micro-batches, and the limit
+// (kDefaultMemoryLimit, or --max-memory) leaves room for what it does not count.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.hpp"
+
+namespace fathom::scenario {
+
+struct ResourceUse {
+  std::string what;  // "directed links of the topology"
+  std::string key;   // the scenario key that sets the count: where to shrink it
+  double count = 0;  // how many
+  double bytes_each = 0;
+  std::string shrink;  // what to make smaller, in the user's words (default: the key)
+  double bytes() const { return count * bytes_each; }
+};
+
+struct ResourceEstimate {
+  std::vector<ResourceUse> uses;
+  double bytes() const;
+  const ResourceUse* largest() const;  // nullptr when empty
+};
+
+// The default limit: 16 GiB, below the memory of the machines fathom's CI and users run on.
+inline constexpr double kDefaultMemoryLimit = 16.0 * (1ULL << 30);
+
+// The topology and the scenario's own workload (traffic flows, training passes).
+ResourceEstimate estimate_resources(const Scenario& scenario);
+
+// A simulated nccl-tests sweep up to `max_bytes` over `ranks` GPUs: the topology, plus the
+// largest size's transfer DAG (none with closed forms).
+ResourceEstimate estimate_nccl_tests(const Scenario& scenario, int ranks, std::int64_t max_bytes, bool closed_form);
+
+// Throws ScenarioError at the largest use's key when the estimate passes `limit_bytes`: what it
+// counted, how much that is, and what to shrink (or --max-memory to raise the limit).
+void require_within_memory(const Scenario& scenario, const ResourceEstimate& estimate, double limit_bytes);
+
+}  // namespace fathom::scenario
