@@ -6,27 +6,11 @@
 #include <sstream>
 #include <system_error>
 
+#include "sim/input/file_kind.hpp"
+
 namespace fathom::sim {
 
 namespace {
-
-std::string kind_of(std::filesystem::file_type type) {
-  using std::filesystem::file_type;
-  switch (type) {
-    case file_type::directory:
-      return "a folder";
-    case file_type::character:
-      return "a character device";
-    case file_type::block:
-      return "a block device";
-    case file_type::fifo:
-      return "a named pipe";
-    case file_type::socket:
-      return "a socket";
-    default:
-      return "something other than a file";
-  }
-}
 
 std::string size_text(std::uint64_t bytes) {
   std::ostringstream out;
@@ -46,7 +30,7 @@ std::string read_text_file(const std::filesystem::path& path, std::uint64_t max_
   if (status.type() == std::filesystem::file_type::not_found) throw InputFileError("an existing file", "no such file");
   if (ec) throw InputFileError("a readable file", ec.message());
   if (status.type() != std::filesystem::file_type::regular) {
-    throw InputFileError("a regular file", kind_of(status.type()));
+    throw InputFileError("a regular file", describe_file_type(status.type()));
   }
   const std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) throw InputFileError("a readable file", ec.message());

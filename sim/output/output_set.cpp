@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/input/file_kind.hpp"
+
 namespace fathom::sim {
 
 namespace {
@@ -144,25 +146,6 @@ std::optional<std::filesystem::path> link_backup(const std::filesystem::path& pa
   return std::nullopt;
 }
 
-// What is at `path`, in a user's words, when it is not a regular file.
-std::string kind_of(const std::filesystem::file_status& s) {
-  using std::filesystem::file_type;
-  switch (s.type()) {
-    case file_type::directory:
-      return "a folder";
-    case file_type::character:
-      return "a character device";
-    case file_type::block:
-      return "a block device";
-    case file_type::fifo:
-      return "a named pipe";
-    case file_type::socket:
-      return "a socket";
-    default:
-      return "not a regular file";
-  }
-}
-
 // The target must be a regular file or absent: renaming over a device node (/dev/null, as root)
 // would replace the device with a file.
 std::string target_problem(const std::filesystem::path& path) {
@@ -170,7 +153,7 @@ std::string target_problem(const std::filesystem::path& path) {
   const auto s = std::filesystem::status(path, ec);
   if (ec && s.type() != std::filesystem::file_type::not_found) return "cannot inspect it: " + ec.message();
   if (s.type() == std::filesystem::file_type::not_found || s.type() == std::filesystem::file_type::regular) return "";
-  return "it is " + kind_of(s) + "; outputs are regular files, or - for standard output";
+  return "it is " + describe_file_type(s.type()) + "; outputs are regular files, or - for standard output";
 }
 
 std::filesystem::path folder_of(const std::filesystem::path& path) {
