@@ -49,18 +49,26 @@ class SimTime {
   // Division, not a multiplication by 1e-9 (which is inexact): 2000 ns prints as 2e-06 s.
   constexpr double to_seconds() const { return static_cast<double>(ns_) / 1e9; }
 
-  constexpr SimTime& operator+=(SimTime d) {
-    ns_ += d.ns_;
-    return *this;
+  // Arithmetic is checked: a sum past the clock's range throws TimeOutOfRange instead of
+  // wrapping to a negative time (one overflow test per operation, a branch never taken).
+  constexpr SimTime& operator+=(SimTime d) { return *this = *this + d; }
+  constexpr SimTime& operator-=(SimTime d) { return *this = *this - d; }
+  friend constexpr SimTime operator+(SimTime a, SimTime b) {
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(a.ns_, b.ns_, &sum)) throw TimeOutOfRange(a.to_seconds() + b.to_seconds());
+    return SimTime(sum);
   }
-  constexpr SimTime& operator-=(SimTime d) {
-    ns_ -= d.ns_;
-    return *this;
+  friend constexpr SimTime operator-(SimTime a, SimTime b) {
+    std::int64_t difference = 0;
+    if (__builtin_sub_overflow(a.ns_, b.ns_, &difference)) throw TimeOutOfRange(a.to_seconds() - b.to_seconds());
+    return SimTime(difference);
   }
-  friend constexpr SimTime operator+(SimTime a, SimTime b) { return SimTime(a.ns_ + b.ns_); }
-  friend constexpr SimTime operator-(SimTime a, SimTime b) { return SimTime(a.ns_ - b.ns_); }
-  friend constexpr SimTime operator*(SimTime a, std::int64_t k) { return SimTime(a.ns_ * k); }
-  friend constexpr SimTime operator*(std::int64_t k, SimTime a) { return SimTime(a.ns_ * k); }
+  friend constexpr SimTime operator*(SimTime a, std::int64_t k) {
+    std::int64_t product = 0;
+    if (__builtin_mul_overflow(a.ns_, k, &product)) throw TimeOutOfRange(a.to_seconds() * static_cast<double>(k));
+    return SimTime(product);
+  }
+  friend constexpr SimTime operator*(std::int64_t k, SimTime a) { return a * k; }
   friend constexpr auto operator<=>(SimTime, SimTime) = default;
 
   // a + b, clamped to max() instead of overflowing (used for "now + lookahead" near the end of time).

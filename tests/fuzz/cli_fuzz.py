@@ -98,6 +98,11 @@ def check_run(name, cmd, inputs, workdir, timeout, env, failures, say=print):
     out = r.stdout.decode("utf-8", "replace")
     err = r.stderr.decode("utf-8", "replace")
     problems = []
+    # Under the sanitizers a finding halts with exit 1, which alone would pass for a failed
+    # expectation: their report on stderr is what tells.
+    for finding in ("runtime error:", "AddressSanitizer", "LeakSanitizer", "ThreadSanitizer"):
+        if finding in err:
+            problems.append(f"sanitizer: {finding}")
     if r.returncode not in (0, 1, 2):
         problems.append(f"exit {r.returncode}")
     if r.returncode == 2:
@@ -134,6 +139,7 @@ def check_the_checks(work, env):
         "a negative mean": "echo 'flow completion time     mean -3.000 ms'",
         "a temporary left": "touch out.json.tmp-1-0",
         "out of memory": "echo 'fathom: error: out of memory: x.yaml' >&2; exit 2",
+        "a sanitizer finding": "echo 'time.hpp:60:69: runtime error: signed integer overflow' >&2; exit 1",
     }
     missed = []
     for name, script in broken.items():

@@ -30,6 +30,26 @@ TEST_CASE("SimTime literals and arithmetic are exact integers") {
   CHECK(SimTime::saturating_add(1_s, 1_s) == 2_s);
 }
 
+TEST_CASE("SimTime arithmetic past the clock's range throws TimeOutOfRange, never wraps") {
+  using fathom::sim::TimeOutOfRange;
+  const SimTime near_end = SimTime::max() - 1_s;
+  CHECK((near_end + 500'000'000_ns).ns() == SimTime::max().ns() - 500'000'000);
+  CHECK_THROWS_AS(near_end + 2_s, TimeOutOfRange);
+  CHECK_THROWS_AS(SimTime::from_ns(std::numeric_limits<std::int64_t>::min()) - 1_ns, TimeOutOfRange);
+  CHECK_THROWS_AS(SimTime::from_seconds(1e9) * 10, TimeOutOfRange);  // 317 years
+  CHECK_THROWS_AS(10 * SimTime::from_seconds(1e9), TimeOutOfRange);
+  SimTime t = near_end;
+  CHECK_THROWS_AS(t += 2_s, TimeOutOfRange);
+  CHECK(t == near_end);  // unchanged by the failed sum
+  try {
+    (void)(near_end + near_end);
+    FAIL("no exception");
+  } catch (const TimeOutOfRange& e) {
+    CHECK(e.seconds() == doctest::Approx(2 * near_end.to_seconds()));  // what the sum would have been
+  }
+  CHECK(SimTime::saturating_add(near_end, 2_s) == SimTime::max());  // the explicit clamp stays
+}
+
 TEST_CASE("format_time prints the exact decimal") {
   CHECK(fathom::sim::format_time(SimTime::from_ns(12'345'678'901)) == "12.345678901 s");
   CHECK(fathom::sim::format_time(SimTime::from_ns(-5)) == "-0.000000005 s");
