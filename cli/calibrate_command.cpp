@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
+#include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/calibration/calibration_run.hpp"
 #include "report/output_file.hpp"
@@ -21,12 +22,14 @@ namespace {
 
 struct CalibrateOptions {
   report::CalibrationRequest request;
-  std::string output;  // the profile
-  std::string points;  // every point as CSV
+  std::string max_memory;  // --max-memory
+  std::string output;      // the profile
+  std::string points;      // every point as CSV
 };
 
-void run_calibrate(const CalibrateOptions& o) {
+void run_calibrate(CalibrateOptions o) {
   Outputs outputs{{"-o", o.output}, {"--points", o.points}};
+  o.request.max_memory_bytes = parse_memory_limit(o.max_memory);
   const report::CalibrationRun run = report::run_calibration(o.request);
   note("system: " + run.system.described);
   // With an output on standard output ("-") the report moves to standard error.
@@ -75,6 +78,7 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--predict-nodes", options->request.predict_nodes,
                   "node counts to predict busbw for (default: 2 4 8 16 64)")
       ->delimiter(',');
+  add_max_memory_option(*cmd, options->max_memory);
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
     run_calibrate(*options);

@@ -2,6 +2,7 @@
 // simulation (report/collectives/nccl_tests_sweep.hpp). Each message size of the -b/-e/-f sweep
 // is timed by coll::CollectiveTimer (the collective's transfer DAG run over the flow network of
 // the scenario's cluster, or with --closed-form its closed form).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -85,11 +86,14 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   Outputs outputs{{"-o", o.output}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
-  // The largest size's DAG over the GPUs the sweep uses, before it is built.
-  const int nodes = q.nodes > 0 ? q.nodes : s.cluster.nodes;
-  const int gpus = q.gpus_per_node > 0 ? q.gpus_per_node : s.cluster.node.gpus;
+  // The largest size's DAG over the GPUs the sweep uses, before it is built (--nodes and
+  // --gpus-per-node past the scenario's are refused by the sweep, by name).
+  const int nodes = q.nodes > 0 ? std::min(q.nodes, s.cluster.nodes) : s.cluster.nodes;
+  const int gpus = q.gpus_per_node > 0 ? std::min(q.gpus_per_node, s.cluster.node.gpus) : s.cluster.node.gpus;
   scenario::require_within_memory(
-      s, scenario::estimate_nccl_tests(s, nodes * gpus, q.max_bytes.value_or(s.nccl_tests.max_bytes), q.closed_form),
+      s,
+      scenario::estimate_nccl_tests(s, std::int64_t{nodes} * gpus, q.max_bytes.value_or(s.nccl_tests.max_bytes),
+                                    q.closed_form),
       memory_limit(o.scenario));
   const report::NcclTestsSweep sweep = report::run_nccl_tests_sweep(s, q);
   outputs.report(o.output, false, [&](std::FILE* out) { report::write_nccl_tests_table(out, sweep); });

@@ -25,4 +25,9 @@ scenario::Scenario load(const ScenarioOptions& options);
 // --max-memory in bytes (std::invalid_argument naming the flag for a bad size).
 double memory_limit(const ScenarioOptions& options);
 
+// --max-memory on a command without a scenario argument (calibrate, validate), and its value in
+// bytes ("": scenario::kDefaultMemoryLimit; std::invalid_argument naming the flag).
+void add_max_memory_option(CLI::App& command, std::string& max_memory);
+double parse_memory_limit(const std::string& max_memory);
+
 }  // namespace fathom::cli

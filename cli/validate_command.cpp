@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
+#include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "report/calibration/log_validation.hpp"
 #include "scenarios/user_catalogs.hpp"
@@ -18,11 +19,13 @@ namespace {
 
 struct ValidateOptions {
   report::ValidationRequest request;
-  std::string output;  // -o: the tables
+  std::string max_memory;  // --max-memory
+  std::string output;      // -o: the tables
 };
 
-void run_validate(const ValidateOptions& o) {
+void run_validate(ValidateOptions o) {
   Outputs outputs{{"-o", o.output}};
+  o.request.max_memory_bytes = parse_memory_limit(o.max_memory);
   const report::MeasuredSystem system = report::validation_system(o.request);
   note("system: " + system.described);
   const report::LogValidation v = report::validate_logs(system, o.request);
@@ -54,6 +57,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--op", options->request.op,
                   "all_reduce, all_gather, ... (default: from the log's binary or file name)");
   cmd->add_option("--algo", options->request.algo, "ring, tree, nvls, ... (default: NCCL_ALGO of the log, else auto)");
+  add_max_memory_option(*cmd, options->max_memory);
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
     run_validate(*options);

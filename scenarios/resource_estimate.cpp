@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 #include "scenarios/units.hpp"
 #include "topologies/cluster.hpp"
@@ -24,8 +25,7 @@ struct Links {
   double switches = 0;
 };
 
-Links directed_links(const Scenario& s) {
-  const topo::ClusterSpec& c = s.cluster;
+Links directed_links(const topo::ClusterSpec& c) {
   const double nodes = c.nodes;
   Links l;
   // Each GPU's NVLink to its plane and, where the node has NICs, its PCIe path to one.
@@ -64,16 +64,6 @@ double traffic_flows(const Scenario& s) {
   }
 }
 
-ResourceEstimate topology_estimate(const Scenario& s) {
-  ResourceEstimate e;
-  const Links links = directed_links(s);
-  e.uses.push_back({"directed links of the nodes and to their leaves (with vertices and routes)", "cluster.nodes",
-                    links.hosts, kBytesPerLink, "cluster.nodes, or the GPUs and NICs per node"});
-  e.uses.push_back({"directed links between switches (with vertices and routes)", "cluster.fabric", links.switches,
-                    kBytesPerLink, "the fabric: its radix, spines, cores or tiers"});
-  return e;
-}
-
 std::string about(double bytes) {
   return bytes >= 9.2e18 ? std::string("more than 8 EiB") : format_bytes(static_cast<std::int64_t>(bytes));
 }
@@ -85,6 +75,29 @@ std::string count_text(double count) {
 }
 
 }  // namespace
+
+ResourceEstimate estimate_cluster(const topo::ClusterSpec& cluster) {
+  ResourceEstimate e;
+  const Links links = directed_links(cluster);
+  e.uses.push_back({"directed links of the nodes and to their leaves (with vertices and routes)", "cluster.nodes",
+                    links.hosts, kBytesPerLink, "cluster.nodes, or the GPUs and NICs per node"});
+  e.uses.push_back({"directed links between switches (with vertices and routes)", "cluster.fabric", links.switches,
+                    kBytesPerLink, "the fabric: its radix, spines, cores or tiers"});
+  return e;
+}
+
+ResourceUse nccl_tests_dag(std::int64_t ranks, double max_bytes, const coll::CollectiveParams& params) {
+  // A ring all-reduce, the largest DAG nccl-tests builds: 2(n - 1) steps of n sends, each cut
+  // into slices of slice_bytes, at most max_slices per GPU of the chain.
+  const double n = static_cast<double>(std::max<std::int64_t>(ranks, 1));
+  const double real = std::ceil(max_bytes / n / std::max(1.0, params.slice_bytes));
+  const double cap = static_cast<double>(params.max_slices) * std::max(1.0, n - 2);
+  const double slices = std::clamp(real, 1.0, std::max(1.0, cap));
+  return {"transfers of the largest size's collective DAG (GPUs x steps x slices)", "collectives.max_slices",
+          ranks < 2 ? 0.0 : 2 * (n - 1) * n * slices, kBytesPerTransfer,
+          "the largest size (-e), the GPUs (--nodes, --gpus-per-node) or collectives.max_slices, raise "
+          "collectives.slice, or time the sizes with --closed-form"};
+}
 
 double ResourceEstimate::bytes() const {
   double total = 0;
@@ -99,7 +112,7 @@ const ResourceUse* ResourceEstimate::largest() const {
 }
 
 ResourceEstimate estimate_resources(const Scenario& s) {
-  ResourceEstimate e = topology_estimate(s);
+  ResourceEstimate e = estimate_cluster(s.cluster);
   if (s.workload == WorkloadKind::kTraffic) {
     const bool random = s.traffic.generated.pattern == workload::TrafficPattern::kRandom;
     const std::string key = s.traffic.from_file ? "workload.flows_file"
@@ -118,25 +131,34 @@ ResourceEstimate estimate_resources(const Scenario& s) {
   return e;
 }
 
-ResourceEstimate estimate_nccl_tests(const Scenario& s, int ranks, std::int64_t max_bytes, bool closed_form) {
-  ResourceEstimate e = topology_estimate(s);
-  if (closed_form || ranks < 2) return e;
-  // A ring all-reduce, the largest DAG nccl-tests builds: 2(n - 1) steps of n sends, each cut
-  // into slices of slice_bytes, at most max_slices per GPU of the chain.
-  const double n = ranks;
-  const double real = std::ceil(static_cast<double>(max_bytes) / n / std::max(1.0, s.collectives.slice_bytes));
-  const double cap = static_cast<double>(s.collectives.max_slices) * std::max(1.0, n - 2);
-  const double slices = std::clamp(real, 1.0, std::max(1.0, cap));
-  e.uses.push_back({"transfers of the largest size's collective DAG (GPUs x steps x slices)", "collectives.max_slices",
-                    2 * (n - 1) * n * slices, kBytesPerTransfer,
-                    "the largest size (-e), the GPUs (--nodes, --gpus-per-node) or collectives.max_slices, raise "
-                    "collectives.slice, or time the sizes with --closed-form"});
+ResourceEstimate estimate_nccl_tests(const Scenario& s, std::int64_t ranks, std::int64_t max_bytes, bool closed_form) {
+  ResourceEstimate e = estimate_cluster(s.cluster);
+  if (!closed_form) e.uses.push_back(nccl_tests_dag(ranks, static_cast<double>(max_bytes), s.collectives));
   return e;
 }
 
+namespace {
+
+// "about X, most of it N <what> at about Y each"
+std::string found_text(const ResourceEstimate& estimate) {
+  const ResourceUse& big = *estimate.largest();
+  return "about " + about(estimate.bytes()) + ", most of it " + count_text(big.count) + " " + big.what + " at about " +
+         about(big.bytes_each) + " each";
+}
+
+std::string expected_text(double limit_bytes) {
+  return "a run within fathom's memory limit of " + about(limit_bytes) + " (--max-memory)";
+}
+
+std::string shrink_text(const ResourceUse& big) {
+  return "shrink " + (big.shrink.empty() ? big.key : big.shrink) +
+         ", or raise --max-memory on a machine with more memory";
+}
+
+}  // namespace
+
 void require_within_memory(const Scenario& s, const ResourceEstimate& estimate, double limit_bytes) {
-  const double total = estimate.bytes();
-  if (total <= limit_bytes) return;
+  if (estimate.bytes() <= limit_bytes) return;
   const ResourceUse& big = *estimate.largest();
   std::string key = big.key;
   while (!key.empty() && !s.locations.count(key)) {
@@ -144,11 +166,15 @@ void require_within_memory(const Scenario& s, const ResourceEstimate& estimate, 
     key = cut == std::string::npos ? std::string() : key.substr(0, cut);
   }
   const Location where = key.empty() ? Location{s.file, 0, 0} : s.locations.at(key);
-  throw ScenarioError(where, big.key, "a run within fathom's memory limit of " + about(limit_bytes) + " (--max-memory)",
-                      "about " + about(total) + ", most of it " + count_text(big.count) + " " + big.what +
-                          " at about " + about(big.bytes_each) + " each",
-                      "shrink " + (big.shrink.empty() ? big.key : big.shrink) +
-                          ", or raise --max-memory on a machine with more memory");
+  throw ScenarioError(where, big.key, expected_text(limit_bytes), found_text(estimate), shrink_text(big));
+}
+
+void require_within_memory(const std::string& what, const ResourceEstimate& estimate, double limit_bytes,
+                           const std::string& shrink) {
+  if (estimate.bytes() <= limit_bytes) return;
+  throw std::invalid_argument(what + ": expected " + expected_text(limit_bytes) + ", found " + found_text(estimate) +
+                              "; " +
+                              (shrink.empty() ? shrink_text(*estimate.largest()) : shrink + ", or raise --max-memory"));
 }
 
 }  // namespace fathom::scenario

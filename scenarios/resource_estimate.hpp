@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/collective_params.hpp"
 #include "scenarios/scenario.hpp"
+#include "topologies/cluster_spec.hpp"
 
 namespace fathom::scenario {
 
@@ -35,15 +37,28 @@ struct ResourceEstimate {
 // The default limit: 16 GiB, below the memory of the machines fathom's CI and users run on.
 inline constexpr double kDefaultMemoryLimit = 16.0 * (1ULL << 30);
 
+// The topology a cluster builds into (its directed links, with their vertices and routes).
+ResourceEstimate estimate_cluster(const topo::ClusterSpec& cluster);
+
+// The transfers of the largest DAG a simulated nccl-tests sweep up to `max_bytes` over `ranks`
+// GPUs builds (a ring all-reduce cut into params' slices); a count of 0 below two ranks.
+ResourceUse nccl_tests_dag(std::int64_t ranks, double max_bytes, const coll::CollectiveParams& params);
+
 // The topology and the scenario's own workload (traffic flows, training passes).
 ResourceEstimate estimate_resources(const Scenario& scenario);
 
 // A simulated nccl-tests sweep up to `max_bytes` over `ranks` GPUs: the topology, plus the
 // largest size's transfer DAG (none with closed forms).
-ResourceEstimate estimate_nccl_tests(const Scenario& scenario, int ranks, std::int64_t max_bytes, bool closed_form);
+ResourceEstimate estimate_nccl_tests(const Scenario& scenario, std::int64_t ranks, std::int64_t max_bytes,
+                                     bool closed_form);
 
 // Throws ScenarioError at the largest use's key when the estimate passes `limit_bytes`: what it
 // counted, how much that is, and what to shrink (or --max-memory to raise the limit).
 void require_within_memory(const Scenario& scenario, const ResourceEstimate& estimate, double limit_bytes);
+// The same for a system that is not a scenario's (a calibration's or validation's, resized to a
+// log's node count): std::invalid_argument starting with `what` ("a system of 100000 nodes"),
+// ending with `shrink` (what the user can make smaller; default: the largest use's).
+void require_within_memory(const std::string& what, const ResourceEstimate& estimate, double limit_bytes,
+                           const std::string& shrink = {});
 
 }  // namespace fathom::scenario

@@ -1,9 +1,12 @@
 #include "scenarios/scenario.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -385,7 +388,10 @@ void read_training(Scenario& s, MapReader& w) {
     if (t.model.name.empty()) t.model.name = "custom";
     m.finish();
   }
-  const int cluster_gpus = s.cluster.nodes * s.cluster.node.gpus;
+  // In 64 bits: the cluster's own checks (check_cluster, after the workload) refuse one this
+  // large; here it must only not overflow.
+  const int cluster_gpus = static_cast<int>(
+      std::min<std::int64_t>(std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, std::numeric_limits<int>::max()));
   t.gpus = cluster_gpus;
   read_declared(
       w, train::training_parameters(), t, [&](const ValueReader& v) { note(s, v); }, true);

@@ -145,6 +145,15 @@ LinkId Topology::add_link(VertexId from, VertexId to, double bytes_per_s, std::i
   return id;
 }
 
+void Topology::set_rate(LinkId l, double bytes_per_s) {
+  Link& link = links_.at(l);
+  if (!std::isfinite(bytes_per_s) || bytes_per_s <= 0) {
+    throw std::invalid_argument("Topology::set_rate: " + link.name + " needs a positive, finite bytes_per_s, got " +
+                                format_rate(bytes_per_s));
+  }
+  link.bytes_per_s = bytes_per_s;
+}
+
 LinkId Topology::add_cable(VertexId a, VertexId b, double bytes_per_s, std::int64_t latency_ns, LinkClass cls) {
   // add_link validates; the reverse link cannot fail once the forward one succeeded.
   const LinkId forward = add_link(a, b, bytes_per_s, latency_ns, cls);

@@ -115,6 +115,9 @@ class Topology {
   // Like find(), but throws std::invalid_argument naming the missing vertex and the closest names.
   VertexId at(std::string_view name) const;
   Vertex& mutable_vertex(VertexId v) { return vertices_.at(v); }
+  // A new rate for an existing link (the same links and routes at other capacities: a copy
+  // rescaled, as the collective timer's efficiency-scaled clusters are); throws like add_link().
+  void set_rate(LinkId l, double bytes_per_s);
 
   const Graph& graph() const { return graph_; }
   // Outgoing and incoming links of a vertex, in order of creation.

@@ -34,7 +34,7 @@ struct BusbwSeries {
   std::vector<BusbwPoint> points;            // every row with a positive busbw, in file order
   std::vector<std::string> assumed;          // what was assumed, for the report ("1 node: the file does not say")
 
-  int ranks() const { return nodes * gpus_per_node; }
+  std::int64_t ranks() const { return std::int64_t{nodes} * gpus_per_node; }
 };
 
 // What the caller knows. `op`, `algo`, `nodes` and `gpus_per_node` override the file (a

@@ -65,14 +65,31 @@ double pipeline(const std::vector<Stage>& stages, int slices) {
 
 // The links a flow from src to dst loads and the part of its bytes on each: its one route (hash
 // 0, the closed forms' idle-fabric picture), or under adaptive routing its spread over every
-// shortest route (topo::Router::spread), as the simulated DAG routes it (net::route_one).
-std::vector<topo::SpreadLink> flow_links(const topo::Topology& topology, topo::Router& router, VertexId src,
-                                         VertexId dst) {
-  if (topology.routing == topo::Routing::kAdaptive) return router.spread(src, dst);
-  std::vector<topo::SpreadLink> links;
-  for (topo::LinkId l : router.route(src, dst, 0)) links.push_back({l, 1.0});
-  return links;
-}
+// shortest route (topo::Router::spread), as the simulated DAG routes it (net::route_one). A view
+// of the router's cached route: valid until the router's routes are cleared.
+class FlowLinks {
+ public:
+  FlowLinks(const topo::Topology& topology, topo::Router& router, VertexId src, VertexId dst) {
+    if (topology.routing == topo::Routing::kAdaptive) {
+      spread_ = &router.spread(src, dst);
+    } else {
+      route_ = &router.route(src, dst, 0);
+    }
+  }
+  // f(link, fraction of the flow's bytes on it) for each link.
+  template <typename F>
+  void each(F&& f) const {
+    if (spread_) {
+      for (const topo::SpreadLink& s : *spread_) f(s.link, s.fraction);
+    } else {
+      for (topo::LinkId l : *route_) f(l, 1.0);
+    }
+  }
+
+ private:
+  const std::vector<topo::LinkId>* route_ = nullptr;
+  const std::vector<topo::SpreadLink>* spread_ = nullptr;
+};
 
 struct Costs {
   const topo::Topology& topology;
@@ -131,29 +148,28 @@ struct Costs {
     if (channels.size() == 1) return ring(channels[0], steps, step_bytes);
     if (channels.empty() || channels[0].size() < 2 || steps <= 0) return 0;
     const double bytes = step_bytes / static_cast<double>(channels.size());
-    // Load of each link in flows (a spread flow counts the part of its bytes that crosses it).
-    std::map<topo::LinkId, double> flows;
+    // Every hop's links, routed once; the load of each link in flows (a spread flow counts the
+    // part of its bytes that crosses it), by LinkId.
+    std::vector<FlowLinks> hops;
+    std::vector<double> flows(topology.links().size(), 0.0);
     for (const auto& order : channels) {
       for (std::size_t i = 0; i < order.size(); ++i) {
-        for (const auto& s : flow_links(topology, router, order[i], order[(i + 1) % order.size()])) {
-          flows[s.link] += s.fraction;
-        }
+        hops.emplace_back(topology, router, order[i], order[(i + 1) % order.size()]);
+        hops.back().each([&](topo::LinkId l, double fraction) { flows[l] += fraction; });
       }
     }
+    const double fixed_ns = static_cast<double>(spec.alpha_ns + extra_ns(bytes));
     double slowest = 0;
-    for (const auto& order : channels) {
-      for (std::size_t i = 0; i < order.size(); ++i) {
-        double latency_ns = 0;
-        double share = std::numeric_limits<double>::infinity();
-        // Equal flows at rate r put r x fraction on each of their links: r <= B_l / load_l.
-        for (const auto& s : flow_links(topology, router, order[i], order[(i + 1) % order.size()])) {
-          latency_ns += s.fraction * static_cast<double>(topology.link(s.link).latency_ns);
-          share = std::min(share, topology.link(s.link).bytes_per_s / flows[s.link]);
-        }
-        slowest =
-            std::max(slowest, (static_cast<double>(spec.alpha_ns + extra_ns(bytes)) + std::round(latency_ns)) * 1e-9 +
-                                  bytes / share);
-      }
+    for (const FlowLinks& hop : hops) {
+      double latency_ns = 0;
+      double share = std::numeric_limits<double>::infinity();
+      // Equal flows at rate r put r x fraction on each of their links: r <= B_l / load_l.
+      hop.each([&](topo::LinkId l, double fraction) {
+        const topo::Link& link = topology.link(l);
+        latency_ns += fraction * static_cast<double>(link.latency_ns);
+        share = std::min(share, link.bytes_per_s / flows[l]);
+      });
+      slowest = std::max(slowest, (fixed_ns + std::round(latency_ns)) * 1e-9 + bytes / share);
     }
     return steps * slowest;
   }

@@ -15,45 +15,49 @@ namespace {
 
 constexpr std::string_view kSetByCaller = "set by caller";
 
-// The scaled copy must name every vertex and link as the plain topology does.
-void check_same_ids(const topo::Topology& plain, const topo::Topology& scaled) {
-  bool same = plain.vertices().size() == scaled.vertices().size() && plain.links().size() == scaled.links().size();
-  for (std::size_t v = 0; same && v < plain.vertices().size(); ++v) {
-    same =
-        plain.vertices()[v].name == scaled.vertices()[v].name && plain.vertices()[v].kind == scaled.vertices()[v].kind;
+// Which of AlgorithmEfficiency's figures scales NVLink for an algorithm.
+enum class NvlinkFigure { kNvls, kTree, kRing };
+NvlinkFigure nvlink_figure(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+      return NvlinkFigure::kNvls;
+    case Algorithm::kDoubleBinaryTree:
+      return NvlinkFigure::kTree;
+    case Algorithm::kRing:
+    case Algorithm::kDirect:
+    case Algorithm::kHalvingDoubling:
+    case Algorithm::kHierarchical:
+      return NvlinkFigure::kRing;
   }
-  for (std::size_t l = 0; same && l < plain.links().size(); ++l) {
-    same = plain.links()[l].from == scaled.links()[l].from && plain.links()[l].to == scaled.links()[l].to;
-  }
-  if (!same) {
-    throw std::logic_error("CollectiveTimer: the scaled cluster's vertex or link ids differ from the plain one's");
-  }
+  return NvlinkFigure::kRing;
 }
 
 }  // namespace
 
 double nvlink_efficiency(Algorithm algorithm, const AlgorithmEfficiency& efficiency) {
-  switch (algorithm) {
-    case Algorithm::kNvls:
-    case Algorithm::kNvlsTree:
+  switch (nvlink_figure(algorithm)) {
+    case NvlinkFigure::kNvls:
       return efficiency.nvls;
-    case Algorithm::kDoubleBinaryTree:
+    case NvlinkFigure::kTree:
       return efficiency.tree;
-    case Algorithm::kRing:
-    case Algorithm::kDirect:
-    case Algorithm::kHalvingDoubling:
-    case Algorithm::kHierarchical:
+    case NvlinkFigure::kRing:
       return efficiency.ring;
   }
   return efficiency.ring;
 }
 
-topo::ClusterSpec scaled_cluster(topo::ClusterSpec cluster, double nvlink_fraction, double nic_fraction) {
-  cluster.node.nvlink_bytes_per_s *= nvlink_fraction;
-  cluster.node.pcie_bytes_per_s *= nic_fraction;
-  cluster.node.nic_bytes_per_s *= nic_fraction;
-  for (auto& tier : cluster.fabric.tier) tier.link_bytes_per_s *= nic_fraction;
-  return cluster;
+void scale_rates(const topo::Topology& plain, topo::Topology& into, double nvlink_fraction, double nic_fraction) {
+  if (into.links().size() != plain.links().size()) {
+    throw std::logic_error("scale_rates: the copy has other links than the plain topology");
+  }
+  for (topo::LinkId l = 0; l < plain.links().size(); ++l) {
+    const topo::Link& link = plain.link(l);
+    const double fraction = link.cls == topo::LinkClass::kNvLink    ? nvlink_fraction
+                            : link.cls == topo::LinkClass::kStorage ? 1.0
+                                                                    : nic_fraction;
+    into.set_rate(l, link.bytes_per_s * fraction);
+  }
 }
 
 CollectiveTimer::CollectiveTimer(topo::ClusterSpec cluster, CollectiveParams params, std::uint64_t seed)
@@ -61,7 +65,6 @@ CollectiveTimer::CollectiveTimer(topo::ClusterSpec cluster, CollectiveParams par
 
 void CollectiveTimer::set_params(const CollectiveParams& params) {
   params_ = params;
-  scaled_.clear();
   memo_.clear();
   concurrent_memo_.clear();
 }
@@ -70,13 +73,17 @@ CollectiveTimer::Scaled& CollectiveTimer::scaled(Algorithm algorithm, Protocol p
   const double wire = params_.cost(protocol).bandwidth_fraction;  // a protocol's flags ride every link
   const double nvlink = nvlink_efficiency(algorithm, params_.efficiency) * wire;
   const double nic = params_.efficiency.nic * wire;
-  auto& slot = scaled_[{nvlink, nic}];
+  auto& slot = scaled_[{static_cast<int>(nvlink_figure(algorithm)), static_cast<int>(protocol)}];
   if (!slot) {
-    auto s = std::make_unique<Scaled>();
-    s->topology = topo::build_cluster(scaled_cluster(cluster_, nvlink, nic));
-    check_same_ids(plain_, s->topology);
-    s->router = std::make_unique<topo::Router>(s->topology);
-    slot = std::move(s);
+    slot = std::make_unique<Scaled>();
+    slot->topology = plain_;
+    slot->router = std::make_unique<topo::Router>(slot->topology);
+  }
+  if (slot->nvlink_fraction != nvlink || slot->nic_fraction != nic) {
+    // New parameters: the same links at new rates; the routes (by hops alone) stay cached.
+    scale_rates(plain_, slot->topology, nvlink, nic);
+    slot->nvlink_fraction = nvlink;
+    slot->nic_fraction = nic;
   }
   return *slot;
 }

@@ -6,9 +6,8 @@
 // model both time collectives through it; docs/collectives.md ("Timing a collective")
 // describes it.
 //
-// The scaled topologies are built from the same ClusterSpec with different capacities, so
-// their vertex and link ids are the plain topology's (the builder is deterministic; the timer
-// checks it): ranks named on topology() run unchanged on every scaled copy. Results are
+// The scaled topologies are copies of the plain one with other capacities, so their vertex and
+// link ids are the plain topology's: ranks named on topology() run unchanged on every copy. Results are
 // memoized per (op, algorithm, bytes, ranks) and are a pure function of the constructor's
 // arguments and the call, so the same calls give the same answers in any order. Not
 // thread-safe (it caches and routes): one timer per thread.
@@ -43,9 +42,11 @@ struct CollectiveTiming {
 // NVLS-tree, tree for the double binary tree, ring for the rest).
 double nvlink_efficiency(Algorithm algorithm, const AlgorithmEfficiency& efficiency);
 
-// `cluster` with NVLink at nvlink_fraction of its rate and PCIe, NICs and fabric links at
-// nic_fraction of theirs.
-topo::ClusterSpec scaled_cluster(topo::ClusterSpec cluster, double nvlink_fraction, double nic_fraction);
+// Sets the rates of `into` (a copy of `plain`, the same links) to plain's with NVLink at
+// nvlink_fraction and PCIe, NIC and fabric links at nic_fraction: the cluster built with those
+// rates scaled, to the bit (every link's rate is one of the spec's rates, or the smaller of two,
+// which scaling keeps). Throws std::logic_error if the link counts differ.
+void scale_rates(const topo::Topology& plain, topo::Topology& into, double nvlink_fraction, double nic_fraction);
 
 class CollectiveTimer {
  public:
@@ -54,10 +55,10 @@ class CollectiveTimer {
   // The unscaled cluster: its VertexIds name the ranks.
   const topo::Topology& topology() const { return plain_; }
   const CollectiveParams& params() const { return params_; }
-  // New parameters on the same cluster: every memo and scaled topology goes (they depend on
-  // them); the plain topology, the groups closed_form() has validated and the shapes of the
-  // trees' DAGs stay (they depend on the cluster and the sizes alone). For a fit that evaluates
-  // many parameter sets on one system.
+  // New parameters on the same cluster: every memo goes and the scaled copies take the new
+  // rates (they depend on them); the plain topology, the routes, the groups closed_form() has
+  // validated and the shapes of the trees' DAGs stay (they depend on the cluster and the sizes
+  // alone). For a fit that evaluates many parameter sets on one system.
   void set_params(const CollectiveParams& params);
   // The cluster as `algorithm` runs on it with `protocol` (capacities scaled by the algorithm's
   // efficiencies and the protocol's bandwidth fraction).
@@ -88,8 +89,9 @@ class CollectiveTimer {
 
  private:
   struct Scaled {
-    topo::Topology topology;
+    topo::Topology topology;  // plain_'s links at the fractions below
     std::unique_ptr<topo::Router> router;
+    double nvlink_fraction = -1, nic_fraction = -1;  // -1: not yet scaled
   };
   Scaled& scaled(Algorithm algorithm, Protocol protocol);
   CollectiveTiming resolve(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
@@ -101,7 +103,9 @@ class CollectiveTimer {
   CollectiveParams params_;
   std::uint64_t seed_;
   topo::Topology plain_;
-  std::map<std::pair<double, double>, std::unique_ptr<Scaled>> scaled_;   // by NVLink and NIC fraction
+  // By the efficiency figure that scales NVLink (ring, tree or NVLS) and the protocol: rescaled in
+  // place when the parameters change, so their routers keep their routes across a fit.
+  std::map<std::pair<int, int>, std::unique_ptr<Scaled>> scaled_;
   using Key = std::tuple<int, int, double, std::vector<topo::VertexId>>;  // op, algorithm (-1: auto), bytes, ranks
   std::map<Key, CollectiveTiming> memo_;
   using ConcurrentKey = std::tuple<int, int, double, std::vector<std::vector<topo::VertexId>>>;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/context.hpp"
+#include "sim/interrupt/interrupt.hpp"
 #include "sim/simulation.hpp"
 
 namespace fathom::coll {
@@ -27,17 +28,19 @@ std::vector<net::LinkCapacity> capacities(const topo::Topology& topology) {
 
 TransferIndex TransferDag::add(Transfer transfer) {
   const auto index = static_cast<TransferIndex>(transfers_.size());
-  const std::string what = "TransferDag::add: transfer " + std::to_string(index);
+  // Building a DAG of millions of transfers takes a while: a signal stops it here too.
+  if ((index & 4095U) == 0) sim::poll_interrupt();
+  const auto what = [index] { return "TransferDag::add: transfer " + std::to_string(index); };
   if (!(transfer.bytes >= 0) || !std::isfinite(transfer.bytes)) {
-    throw std::invalid_argument(what + " has " + std::to_string(transfer.bytes) +
+    throw std::invalid_argument(what() + " has " + std::to_string(transfer.bytes) +
                                 " bytes; bytes must be finite and non-negative");
   }
   if (transfer.alpha_ns < 0) {
-    throw std::invalid_argument(what + " has a negative alpha of " + std::to_string(transfer.alpha_ns) + " ns");
+    throw std::invalid_argument(what() + " has a negative alpha of " + std::to_string(transfer.alpha_ns) + " ns");
   }
   for (TransferIndex p : transfer.after) {
     if (p >= index) {
-      throw std::invalid_argument(what + " waits on transfer " + std::to_string(p) +
+      throw std::invalid_argument(what() + " waits on transfer " + std::to_string(p) +
                                   "; predecessors must be earlier transfers");
     }
   }

@@ -164,6 +164,18 @@ CalibrationRun run_calibration(const CalibrationRequest& o) {
     }
     system = system_from_node(node);
   }
+  system.max_memory_bytes = o.max_memory_bytes;
+  // The node counts to predict, checked before the fit: each must lay out on the system's
+  // fabric within the memory limit.
+  for (int n : o.predict_nodes) {
+    if (n < 1)
+      throw std::invalid_argument("--predict-nodes: expected node counts of 1 or more, found " + std::to_string(n));
+    try {
+      cluster_for(system)(n);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--predict-nodes " + std::to_string(n) + ": " + e.what());
+    }
+  }
   if (system.accelerator.name.empty()) {
     throw std::invalid_argument("the system has no accelerator: use a scenario whose node names one");
   }
@@ -210,6 +222,13 @@ CalibrationRun run_calibration(const CalibrationRequest& o) {
   options.series.default_nodes = 1;
   options.series.default_gpus_per_node = system.cluster.node.gpus;
   options.collective.seed = system.seed;
+  // Every nccl-tests file is simulated on the system at its node count: refused up front when
+  // that would pass the memory limit.
+  for (const auto& m : kept) {
+    if (const auto* log = std::get_if<calib::NcclTestsLog>(&m)) {
+      require_series_within_memory(system, calib::busbw_series(*log, options.series));
+    }
+  }
   run.calibration = calib::calibrate(fit, held, facts, options);
   run.min_bytes = options.collective.min_bytes;
   run.scaling = predicted_scaling(run.calibration, system, o.predict_nodes);

@@ -28,6 +28,7 @@ struct CalibrationRequest {
   int nodes = 0, gpus_per_node = 0;        // of nccl-tests files that do not say
   std::string op, algo;
   std::vector<int> predict_nodes = {2, 4, 8, 16, 64};
+  double max_memory_bytes = scenario::kDefaultMemoryLimit;  // --max-memory
 };
 
 // The collective fit's busbw predicted on larger clusters, for the measured series on the most

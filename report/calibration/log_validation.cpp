@@ -41,6 +41,7 @@ MeasuredSystem validation_system(const ValidationRequest& o) {
     }
     system = system_from_node(profile->node);
   }
+  system.max_memory_bytes = o.max_memory_bytes;
   if (profile) {
     system.accelerator =
         scenario::apply_profile_accelerator(*profile, system.accelerator, scenario::Location{o.profile, 0, 0});
@@ -76,6 +77,7 @@ LogValidation validate_logs(const MeasuredSystem& system, const ValidationReques
       throw std::invalid_argument(file + ": expected nccl-tests output, found " + std::string(calib::kind_of(m)));
     }
     calib::BusbwSeries s = calib::busbw_series(*log, series_options);
+    require_series_within_memory(system, s);
     const topo::ClusterSpec spec = cluster(s.nodes);
     calib::apply_stated_algorithm(s, spec.node.nvls);
     if (s.gpus_per_node > spec.node.gpus) {

@@ -23,8 +23,9 @@ struct ValidationRequest {
   std::vector<std::string> overrides;  // --set for the scenario
   std::string profile;                 // a calibrated profile applied over the system (or its node alone)
   std::vector<std::string> logs;
-  int nodes = 0, gpus_per_node = 0;  // 0: read from each log
-  std::string op, algo;              // "": from each log
+  int nodes = 0, gpus_per_node = 0;                         // 0: read from each log
+  std::string op, algo;                                     // "": from each log
+  double max_memory_bytes = scenario::kDefaultMemoryLimit;  // --max-memory
 };
 
 struct ValidatedPoint {

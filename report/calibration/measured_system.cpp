@@ -5,10 +5,12 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/user_catalogs.hpp"
+#include "sim/errors.hpp"
 #include "topologies/cluster.hpp"
 
 namespace fathom::report {
@@ -70,11 +72,33 @@ std::string guess_node(const std::vector<std::string>& texts) {
 
 calib::ClusterForNodes cluster_for(const MeasuredSystem& system) {
   const topo::ClusterSpec base = system.cluster;
-  return [base](int nodes) {
+  const double limit = system.max_memory_bytes;
+  return [base, limit](int nodes) {
     // The measured cluster itself where it is large enough (its own fabric); else resized.
     if (nodes <= base.nodes) return base;
-    return topo::resized_cluster(base, nodes);
+    topo::ClusterSpec resized = topo::resized_cluster(base, nodes);
+    const std::string what = "the system resized to " + std::to_string(nodes) + " nodes";
+    try {
+      topo::layout_fabric(resized);  // the fabric's own rules: radix, pods
+    } catch (const sim::SpecError& e) {
+      throw std::invalid_argument(what + ": " + e.what());
+    }
+    scenario::require_within_memory(what, scenario::estimate_cluster(resized), limit,
+                                    "shrink the node count (a log's, --nodes or --predict-nodes)");
+    return resized;
   };
+}
+
+void require_series_within_memory(const MeasuredSystem& system, const calib::BusbwSeries& series) {
+  const topo::ClusterSpec cluster = cluster_for(system)(series.nodes);
+  double largest = 0;
+  for (const auto& p : series.points) largest = std::max(largest, static_cast<double>(p.bytes));
+  scenario::ResourceEstimate estimate = scenario::estimate_cluster(cluster);
+  estimate.uses.push_back(scenario::nccl_tests_dag(series.ranks(), largest, system.collectives));
+  scenario::require_within_memory(series.file + ": simulating its " + std::to_string(series.nodes) + " node(s) x " +
+                                      std::to_string(series.gpus_per_node) + " GPU(s)",
+                                  estimate, system.max_memory_bytes,
+                                  "leave the file out (--exclude), or pass a smaller --nodes");
 }
 
 }  // namespace fathom::report

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "calibrate/fit/collective_fit.hpp"
+#include "calibrate/fit/nccl_series.hpp"
 #include "models/collectives/collective_params.hpp"
 #include "models/hardware/accelerator.hpp"
 #include "scenarios/calibration_profile.hpp"
+#include "scenarios/resource_estimate.hpp"
 #include "scenarios/scenario.hpp"
 #include "topologies/cluster_spec.hpp"
 
@@ -22,6 +24,7 @@ struct MeasuredSystem {
   coll::CollectiveParams collectives;
   topo::ClusterSpec cluster;  // any node count; resized by cluster_for()
   std::uint64_t seed = 1;
+  double max_memory_bytes = scenario::kDefaultMemoryLimit;  // --max-memory: cluster_for() refuses past it
   std::string described;  // one line for reports: "scenario X" or "catalog node dgx-h100, default fabric"
 };
 
@@ -36,6 +39,12 @@ MeasuredSystem system_from_node(const std::string& node);
 // name), user catalogs first; "" when none or several nodes do.
 std::string guess_node(const std::vector<std::string>& texts);
 
+// The system with N nodes: the measured cluster itself where it has that many, else resized.
+// Throws std::invalid_argument when its topology alone would pass system.max_memory_bytes.
 calib::ClusterForNodes cluster_for(const MeasuredSystem& system);
+
+// Refuses, naming the file, a measured series whose simulation (the system resized to its node
+// count, and the transfer DAG of its largest size) would pass system.max_memory_bytes.
+void require_series_within_memory(const MeasuredSystem& system, const calib::BusbwSeries& series);
 
 }  // namespace fathom::report

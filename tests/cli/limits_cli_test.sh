@@ -138,6 +138,19 @@ refused "a bad --max-memory" "--max-memory: expected a size" \
 out=$("$fathom" simulate "$examples/pilot-16-nodes.yaml" --max-memory 100KB 2>&1); rc=$?
 check "--max-memory 100KB refuses even the pilot (exit $rc)" test "$rc" -eq 2
 check "  naming the limit" grep -qF "memory limit of 97.66 KiB (--max-memory)" <<<"$out"
+# calibrate and validate resize the measured system to each log's node count and to
+# --predict-nodes: each checked before the fit, with the flag or the file.
+refused "calibrate --predict-nodes 0" "--predict-nodes: expected node counts of 1 or more, found 0" \
+  "$fathom" calibrate "$data/azure-nd-h100-v5/nccl_all_reduce.csv" --predict-nodes 0 -o p.yaml
+refused "calibrate --predict-nodes past the default fabric" \
+  "--predict-nodes 60000: the system resized to 60000 nodes: fabric.radix: expected at least 469 ports" \
+  "$fathom" calibrate "$data/azure-nd-h100-v5/nccl_all_reduce.csv" --predict-nodes 60000 -o p.yaml
+refused "calibrate --predict-nodes past --max-memory" \
+  "--predict-nodes 8000: the system resized to 8000 nodes: expected a run within fathom's memory limit of 10 MiB" \
+  "$fathom" calibrate "$data/azure-nd-h100-v5/nccl_all_reduce.csv" --predict-nodes 8000 --max-memory 10MiB -o p.yaml
+refused "validate: a log taken as 512 nodes" "G_gj-aion_2node_Ring_MIN_CTAS24_QPS2_1M-8G.csv: simulating its 512 node(s) x 8 GPU(s): expected a run within fathom's memory limit of 16 GiB" \
+  "$fathom" validate --scenario "$examples/pilot-16-nodes.yaml" "$data"/hgx-h100-ib-2node/G_*.csv --op all_reduce --nodes 512 --gpus-per-node 8
+check "none of them wrote a profile" test ! -e p.yaml
 
 # 4. Out of memory is an error in fathom's words, never a bare std::bad_alloc. (Not under
 # AddressSanitizer, which reserves more address space than the limit allows at start.)

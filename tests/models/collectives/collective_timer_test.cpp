@@ -235,3 +235,60 @@ TEST_CASE("the tree has its own protocol thresholds; the algorithm thresholds mo
   CHECK(moved.time(Op::kAllReduce, one, 1 * kMiB).algorithm == Algorithm::kRing);
   CHECK(moved.time(Op::kAllReduce, one, 2 * kMiB).algorithm == Algorithm::kNvls);
 }
+
+TEST_CASE("scale_rates(): a copy rescaled is the cluster built at the scaled rates, to the bit") {
+  // Rates that do not scale exactly in binary and a NIC slower than its cable (the host link is
+  // the smaller of the two), on NVLink, PCIe, host-leaf and leaf-spine links.
+  ClusterSpec spec = dgx_spec(4, /*nvls=*/true);
+  spec.node.nvlink_bytes_per_s = 449.7e9;
+  spec.node.pcie_bytes_per_s = 63.3e9;
+  spec.node.nic_bytes_per_s = 48.1e9;
+  const double nvlink = 0.8137, nic = 0.9241;
+  const fathom::topo::Topology plain = fathom::topo::build_cluster(spec);
+  fathom::topo::Topology copy = plain;
+  scale_rates(plain, copy, nvlink, nic);
+
+  ClusterSpec scaled = spec;  // the rates scaled in the spec, then built
+  scaled.node.nvlink_bytes_per_s *= nvlink;
+  scaled.node.pcie_bytes_per_s *= nic;
+  scaled.node.nic_bytes_per_s *= nic;
+  for (auto& tier : scaled.fabric.tier) tier.link_bytes_per_s *= nic;
+  const fathom::topo::Topology built = fathom::topo::build_cluster(scaled);
+  REQUIRE(built.links().size() == copy.links().size());
+  int nvlink_links = 0, other_links = 0;
+  for (std::size_t l = 0; l < built.links().size(); ++l) {
+    CHECK(copy.links()[l].from == built.links()[l].from);
+    CHECK(copy.links()[l].to == built.links()[l].to);
+    CHECK(copy.links()[l].bytes_per_s == built.links()[l].bytes_per_s);  // exact
+    (built.links()[l].cls == fathom::topo::LinkClass::kNvLink ? nvlink_links : other_links) += 1;
+  }
+  CHECK(nvlink_links > 0);
+  CHECK(other_links > 0);
+  fathom::topo::Topology other = fathom::topo::build_cluster(dgx_spec(2, true));
+  CHECK_THROWS_AS(scale_rates(plain, other, nvlink, nic), std::logic_error);
+}
+
+TEST_CASE("set_params(): the timer's answers are those of a fresh timer with the new parameters") {
+  CollectiveParams a, b;
+  b.efficiency.ring *= 0.9;
+  b.efficiency.nic *= 0.8;
+  b.alpha_ns += 3000;
+  CollectiveTimer reused(dgx_spec(2, true), a, kSeed);
+  const auto ranks = node_gpus(reused.topology(), 0, 8);
+  std::vector<VertexId> both = ranks;
+  for (VertexId g : node_gpus(reused.topology(), 1, 8)) both.push_back(g);
+  for (double bytes : {1 * kMiB, 256 * kMiB}) {
+    reused.time(Op::kAllReduce, both, bytes, Algorithm::kRing);
+    reused.closed_form(Op::kAllReduce, both, bytes, Algorithm::kRing);
+  }
+  reused.set_params(b);
+  CollectiveTimer fresh(dgx_spec(2, true), b, kSeed);
+  for (double bytes : {1 * kMiB, 256 * kMiB}) {
+    CHECK(reused.time(Op::kAllReduce, both, bytes, Algorithm::kRing).seconds ==
+          fresh.time(Op::kAllReduce, both, bytes, Algorithm::kRing).seconds);
+    CHECK(reused.closed_form(Op::kAllReduce, both, bytes, Algorithm::kRing).seconds ==
+          fresh.closed_form(Op::kAllReduce, both, bytes, Algorithm::kRing).seconds);
+    CHECK(reused.closed_form(Op::kAllReduce, ranks, bytes).seconds ==
+          fresh.closed_form(Op::kAllReduce, ranks, bytes).seconds);
+  }
+}
