@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "models/cost/census.hpp"
 #include "report/terminal.hpp"
 #include "scenarios/units.hpp"
 
@@ -31,6 +32,8 @@ void write_topology_description(std::FILE* out, const topo::Topology& t) {
   }
   std::fprintf(out, "\nendpoints: %zu; bisection bandwidth: %s (one direction)\n", s.endpoints,
                scenario::format_bytes_per_s(s.bisection_bytes_per_s).c_str());
+  // What the cost model prices: the parts, and the switch ports each tier's cables take.
+  std::fprintf(out, "\n%s", cost::to_string(cost::census_of(t)).c_str());
 }
 
 }  // namespace fathom::report
