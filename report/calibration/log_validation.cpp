@@ -77,13 +77,13 @@ LogValidation validate_logs(const MeasuredSystem& system, const ValidationReques
       throw std::invalid_argument(file + ": expected nccl-tests output, found " + std::string(calib::kind_of(m)));
     }
     calib::BusbwSeries s = calib::busbw_series(*log, series_options);
-    require_series_within_memory(system, s);
     const topo::ClusterSpec spec = cluster(s.nodes);
     calib::apply_stated_algorithm(s, spec.node.nvls);
     if (s.gpus_per_node > spec.node.gpus) {
       throw std::invalid_argument(file + ": measured with " + std::to_string(s.gpus_per_node) +
                                   " GPU(s) per node, but the system's node has " + std::to_string(spec.node.gpus));
     }
+    require_series_within_memory(system, s);
     coll::CollectiveParams params = system.collectives;
     if (s.protocol) params.protocol = s.protocol;  // the log's NCCL_PROTO
     coll::CollectiveTimer timer(spec, params, system.seed);
