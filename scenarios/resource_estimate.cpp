@@ -36,7 +36,7 @@ Links directed_links(const topo::ClusterSpec& c) {
     const double pods = std::max(1, f.pods);
     const double leaves_per_group = f.tiers == 3 ? f.leaves_per_pod : f.leaves;
     l.switches = pods * leaves_per_group * f.spines * f.links_per_leaf_spine;
-    if (f.tiers == 3) l.switches += pods * f.spines * f.cores_per_spine;
+    if (f.tiers == 3) l.switches += pods * f.spines * f.cores_per_spine * f.links_per_spine_core;
   } catch (const std::exception&) {
     // A fabric that does not lay out is refused by the loader with its own error.
   }

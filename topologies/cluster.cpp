@@ -144,15 +144,18 @@ void validate_fabric_fields(const FabricSpec& f) {
   require_non_negative("fabric.spines", f.spines, "derives it from radix");
   require_non_negative("fabric.leaves_per_pod", f.leaves_per_pod, "derives it from radix");
   require_non_negative("fabric.cores", f.cores, "derives it from radix");
-  if (f.links_per_leaf_spine < 1) {
-    fail("fabric.links_per_leaf_spine", "at least 1", num(Count{f.links_per_leaf_spine}));
-  }
+  require_non_negative("fabric.links_per_leaf_spine", f.links_per_leaf_spine, "derives it");
+  require_non_negative("fabric.links_per_spine_core", f.links_per_spine_core, "derives it");
   if (f.tiers == 2 && f.leaves_per_pod > 0) {
     fail("fabric.leaves_per_pod", "no value with fabric.tiers: 2 (only a 3-tier fabric has pods)",
          num(Count{f.leaves_per_pod}));
   }
   if (f.tiers == 2 && f.cores > 0) {
     fail("fabric.cores", "no value with fabric.tiers: 2 (only a 3-tier fabric has cores)", num(Count{f.cores}));
+  }
+  if (f.tiers == 2 && f.links_per_spine_core > 0) {
+    fail("fabric.links_per_spine_core", "no value with fabric.tiers: 2 (only a 3-tier fabric has cores)",
+         num(Count{f.links_per_spine_core}));
   }
 }
 
@@ -184,11 +187,10 @@ Count derive_hosts_per_leaf(const FabricSpec& f) {
   return down;
 }
 
-// Spines per leaf group (2-tier: all spines; 3-tier: per pod): each leaf has links_per_leaf_spine
-// cables to every one of them.
-Count derive_spines(const FabricSpec& f, Count hosts_per_leaf) {
+// Spines per leaf group (2-tier: all spines; 3-tier: per pod) when they are given, or when the
+// cables per pair `m` are: each leaf has m cables to every one of them.
+Count derive_spines(const FabricSpec& f, Count hosts_per_leaf, Count m) {
   const Count radix = f.radix;
-  const Count m = f.links_per_leaf_spine;
   const std::string which = f.tiers == 3 ? " spines per pod" : " spines";
   if (f.spines > 0) {
     if (radix > 0 && f.spines * m > radix - hosts_per_leaf) {
@@ -211,6 +213,19 @@ Count derive_spines(const FabricSpec& f, Count hosts_per_leaf) {
   return up / m;
 }
 
+// The fewest switches that take `up` cables from each of `below` switches, every one of them
+// cabled equally to each (a divisor of `up`) and none past its `radix` ports:
+// the smallest divisor s of up with below * (up / s) <= radix, and at least `at_least` of them
+// where up allows. 0 when even up switches of one cable each are too few (the caller's port
+// check then names the limit).
+Count fewest_switches(Count up, Count below, Count radix, Count at_least) {
+  for (Count s = 1; s <= up; ++s) {
+    if (up % s != 0 || s < std::min(at_least, up)) continue;
+    if (below * (up / s) <= radix) return s;
+  }
+  return 0;
+}
+
 }  // namespace
 
 FabricLayout layout_fabric(const ClusterSpec& spec) {
@@ -221,18 +236,21 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
   const FabricSpec& f = spec.fabric;
   validate_fabric_fields(f);
   const Count radix = f.radix;
-  const Count m = f.links_per_leaf_spine;
   const Count nodes = spec.nodes;
   const Count nics = spec.node.nics;
   const Count ports = nodes * nics;
   const Count hosts = derive_hosts_per_leaf(f);
-  const Count spines = derive_spines(f, hosts);
+  // Cables per leaf-spine pair: as given; else one, except where a 2-tier fabric's spine count is
+  // derived too (the fewest spines, below).
+  Count m = f.links_per_leaf_spine > 0 ? f.links_per_leaf_spine : 1;
+  Count spines = 0;
   Count leaves = 0;
   Count leaves_per_rail = 0;
   Count pods = 0;
   Count leaves_per_pod = 0;
   Count cores = 0;
   Count cores_per_spine = 0;
+  Count k = 1;  // cables per spine-core pair
 
   const bool rail = f.kind == FabricKind::kRailOptimized;
   // What the NIC ports need, in words, for the messages below.
@@ -268,6 +286,17 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
       }
       leaves = f.leaves > 0 ? f.leaves : need;
     }
+    if (f.spines == 0 && f.links_per_leaf_spine == 0 && radix > 0) {
+      // Deployed fabrics fill their spines: the fewest that take every leaf's up ports, equal
+      // cables to each (NVIDIA's 4-SU SuperPOD: 16 spines, two cables from each of 32 leaves),
+      // and at least two, so that no single spine's failure cuts the leaves apart.
+      const Count up = radix - hosts;
+      spines = fewest_switches(up, leaves, radix, 2);
+      if (spines == 0) spines = up;  // one cable each; the port check below fails
+      m = up / spines;
+    } else {
+      spines = derive_spines(f, hosts, m);
+    }
     if (radix > 0 && leaves * m > radix) {
       fail("fabric.radix",
            "at least " + num(leaves * m) + " ports on every spine (" +
@@ -276,6 +305,7 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
            "radix " + num(radix), "use fabric.tiers: 3 or a larger radix");
     }
   } else {
+    spines = derive_spines(f, hosts, m);
     if (f.leaves_per_pod > 0) {
       leaves_per_pod = f.leaves_per_pod;
     } else if (radix > 0) {
@@ -294,27 +324,6 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
            "fewer leaves x links_per_leaf_spine (" + num(m) + ") than the radix " + num(radix) +
                " (every spine needs a port up to the cores)",
            num(leaves_per_pod) + " (" + num(spine_down) + " ports down on every spine)");
-    }
-    if (f.cores > 0) {
-      if (f.cores % spines != 0) {
-        fail("fabric.cores",
-             "a multiple of the " + num(spines) +
-                 " spines per pod (spine s of every pod cables to cores [s*c, (s+1)*c), c = cores / spines)",
-             num(Count{f.cores}));
-      }
-      cores = f.cores;
-      cores_per_spine = cores / spines;
-      if (radix > 0 && spine_down + cores_per_spine > radix) {
-        fail("fabric.cores",
-             "at most " + num((radix - spine_down) * spines) + " cores (a radix-" + num(radix) + " spine with " +
-                 num(spine_down) + " ports down has " + num(radix - spine_down) + " up)",
-             num(cores) + " (" + num(cores_per_spine) + " up ports on every spine)");
-      }
-    } else if (radix > 0) {
-      cores_per_spine = radix - spine_down;
-      cores = spines * cores_per_spine;
-    } else {
-      fail("fabric.cores", "cores, or a radix to derive them from", "neither");
     }
     // A fat-tree pod holds leaves_per_pod x hosts_per_leaf NIC ports in node order; a rail-optimised
     // pod holds the nodes whose NICs fill its rails' leaves: leaves_per_pod / rails leaves per rail.
@@ -342,16 +351,56 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
     }
     if (rail) leaves_per_rail = leaves_per_pod / nics;
     pods = leaves / leaves_per_pod;
-    if (radix > 0 && pods > radix) {
+    // Spine s of every pod cables to the same c cores, k cables to each.
+    if (f.cores > 0) {
+      if (f.cores % spines != 0) {
+        fail("fabric.cores",
+             "a multiple of the " + num(spines) +
+                 " spines per pod (spine s of every pod cables to cores [s*c, (s+1)*c), c = cores / spines)",
+             num(Count{f.cores}));
+      }
+      cores = f.cores;
+      cores_per_spine = cores / spines;
+      k = f.links_per_spine_core > 0 ? f.links_per_spine_core : 1;
+      if (radix > 0 && spine_down + cores_per_spine * k > radix) {
+        fail("fabric.cores",
+             "at most " + num((radix - spine_down) / k * spines) + " cores (a radix-" + num(radix) + " spine with " +
+                 num(spine_down) + " ports down has " + num(radix - spine_down) + " up, " + num(k) +
+                 " links_per_spine_core to each core)",
+             num(cores) + " (" + num(cores_per_spine * k) + " up ports on every spine)");
+      }
+    } else if (radix > 0) {
+      const Count up = radix - spine_down;
+      if (f.links_per_spine_core > 0) {
+        k = f.links_per_spine_core;
+        if (up % k != 0) {
+          fail("fabric.links_per_spine_core",
+               "a divisor of the " + num(up) + " up ports per spine (radix " + num(radix) + " - " + num(spine_down) +
+                   " down)",
+               num(k));
+        }
+        cores_per_spine = up / k;
+      } else {
+        // The fewest cores that take every spine's up ports (NVIDIA's 16-SU SuperPOD: 64 cores,
+        // 16 cables from each of 4 pods); with as many pods as ports, one cable each (k-ary).
+        cores_per_spine = fewest_switches(up, pods, radix, 1);
+        if (cores_per_spine == 0) cores_per_spine = up;  // one cable each; the port check below fails
+        k = up / cores_per_spine;
+      }
+      cores = spines * cores_per_spine;
+    } else {
+      fail("fabric.cores", "cores, or a radix to derive them from", "neither");
+    }
+    if (radix > 0 && pods * k > radix) {
       fail("fabric.radix",
-           "at least " + num(pods) + " ports on every core (one cable per pod, " + num(pods) + " pods: " + pod_holds +
-               ")",
-           "radix " + num(radix), "the largest 3-tier fabric of this radix has " + num(radix) + " pods");
+           "at least " + num(pods * k) + " ports on every core (" + num(k) + " links_per_spine_core x " + num(pods) +
+               " pods: " + pod_holds + ")",
+           "radix " + num(radix), "the largest 3-tier fabric of this radix has " + num(radix / k) + " pods");
     }
   }
   const Count spine_count = sat_mul(f.tiers == 3 ? pods : 1, spines);
   const Count switches = leaves + spine_count + cores;
-  const Count cables = ports + sat_mul(sat_mul(leaves, spines), m) + sat_mul(spine_count, cores_per_spine);
+  const Count cables = ports + sat_mul(sat_mul(leaves, spines), m) + sat_mul(sat_mul(spine_count, cores_per_spine), k);
   if (node_vertices(spec) + switches > kMaxElements || cables > kMaxElements) {
     fail("fabric", "at most " + num(kMaxElements) + " vertices and as many cables",
          num(node_vertices(spec) + switches) + " vertices and " + num(cables) + " cables");
@@ -369,6 +418,7 @@ FabricLayout layout_fabric(const ClusterSpec& spec) {
   out.leaves_per_pod = static_cast<int>(leaves_per_pod);
   out.cores = static_cast<int>(cores);
   out.cores_per_spine = static_cast<int>(cores_per_spine);
+  out.links_per_spine_core = static_cast<int>(k);
   return out;
 }
 
@@ -508,7 +558,9 @@ void build_fabric(Topology& t, const ClusterSpec& spec, const FabricLayout& L, c
       for (int c = 0; c < L.cores_per_spine; ++c) {
         const auto core =
             static_cast<std::size_t>(s) * static_cast<std::size_t>(L.cores_per_spine) + static_cast<std::size_t>(c);
-        t.add_cable(spine, cores[core], up2.link_bytes_per_s, up2.link_latency_ns, LinkClass::kSpineCore);
+        for (int k = 0; k < L.links_per_spine_core; ++k) {
+          t.add_cable(spine, cores[core], up2.link_bytes_per_s, up2.link_latency_ns, LinkClass::kSpineCore);
+        }
       }
     }
   }
@@ -561,6 +613,7 @@ std::string describe(const ClusterSpec& spec, const FabricLayout& L) {
          plural(L.cores, "core", "cores");
   }
   if (L.links_per_leaf_spine > 1) d += ", " + std::to_string(L.links_per_leaf_spine) + " cables per leaf-spine pair";
+  if (L.links_per_spine_core > 1) d += ", " + std::to_string(L.links_per_spine_core) + " cables per spine-core pair";
   return d;
 }
 
@@ -693,6 +746,7 @@ ClusterSpec resized_cluster(ClusterSpec spec, int nodes) {
   FabricSpec& f = spec.fabric;
   if (f.radix <= 0) f.radix = kDefaultResizeRadix;
   f.hosts_per_leaf = f.leaves = f.spines = f.leaves_per_pod = f.cores = 0;
+  f.links_per_leaf_spine = f.links_per_spine_core = 0;
   // Two tiers hold hosts_per_leaf x R leaves' worth of NIC ports (a spine has R down ports).
   const int hosts_per_leaf = static_cast<int>(f.radix * f.oversubscription / (1 + f.oversubscription));
   const long long two_tier_ports = static_cast<long long>(hosts_per_leaf) * f.radix;

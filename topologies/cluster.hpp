@@ -26,23 +26,34 @@
 //     cores as in the fat-tree.
 //   - every leaf has links_per_leaf_spine parallel cables to every spine (of its pod).
 //   - 3-tier: pod p = leaves [p*P, (p+1)*P) with P = leaves_per_pod, and spines spine<p>.*.
-//     Spine s of every pod has one cable to each of cores [s*c, (s+1)*c), c = cores per
-//     spine = cores / spines-per-pod (standard k-ary wiring), so every core has one cable
-//     per pod.
+//     Spine s of every pod has links_per_spine_core cables to each of cores [s*c, (s+1)*c),
+//     c = cores per spine = cores / spines-per-pod, so every core has that many cables per
+//     pod (with one cable, the standard k-ary wiring).
 //   - link speed of the NIC-leaf cable = min(node.nic_bytes_per_s, fabric.tier[0]) (a port
 //     runs at the slower end's rate); higher tiers use fabric.tier[t].
 //
 // Derivation (a count given explicitly, > 0, always wins; radix R and oversubscription o):
 //   hosts_per_leaf   = floor(R * o / (1 + o))               (ports; assumes uniform port speed)
 //   leaf up ports    = R - hosts_per_leaf
-//   spines           = leaf up ports / links_per_leaf_spine  (2-tier total; 3-tier per pod; must divide)
 //   leaves           = ceil(NIC ports / hosts_per_leaf)      (fat-tree; rail: per rail over nodes; 3-tier:
 //                                                            rounded up to whole pods; 3-tier rail:
 //                                                            ceil(nodes / Np) pods)
+//   spines, 2-tier   = the fewest switches that hold the leaves' up ports U = R - hosts_per_leaf:
+//                      the smallest divisor s of U, at least 2, with leaves * U / s <= R; then
+//                      links_per_leaf_spine = U / s. Deployed fabrics fill their spines (NVIDIA's
+//                      4-SU SuperPOD: 16 spines, 2 cables per pair); two survive a spine's failure.
+//                      With links_per_leaf_spine given: U / links_per_leaf_spine (must divide).
+//   spines, 3-tier   = U / links_per_leaf_spine per pod (1 cable unless given: the spines need
+//                      as many ports up to the cores as down)
 //   leaves_per_pod   = R / 2                                 (3-tier; rail: must be a multiple of the rails)
-//   cores per spine  = R - leaves_per_pod * links_per_leaf_spine;  cores = spines per pod * that
+//   cores            = spines per pod * c, where each spine's U2 = R - leaves_per_pod *
+//                      links_per_leaf_spine up ports go to c cores: the fewest, the smallest
+//                      divisor c of U2 with pods * U2 / c <= R; links_per_spine_core = U2 / c.
+//                      As many pods as R gives c = U2, one cable each (k-ary). With
+//                      links_per_spine_core given: c = U2 / it (must divide); with cores given:
+//                      c = cores / spines, 1 cable unless given.
 // With a radix, every switch's port budget is checked (leaf down + up <= R, spine down
-// (+ up) <= R, core: one port per pod <= R). Without one, counts must be explicit and no port
+// (+ up) <= R, core: links_per_spine_core ports per pod <= R). Without one, counts must be explicit and no port
 // budget is checked.
 //
 // Summary figures (TopologySummary):
@@ -76,12 +87,13 @@ struct FabricLayout {
   int leaves = 0;          // all of them (all rails, all pods)
   int spines = 0;          // 2-tier: in total; 3-tier: per pod
   int links_per_leaf_spine = 1;
-  int rails = 0;            // rail-optimised: NICs per node; 0 otherwise
-  int leaves_per_rail = 0;  // rail-optimised only: in all (2-tier), per pod (3-tier)
-  int pods = 0;             // 3-tier only
-  int leaves_per_pod = 0;   // 3-tier only
-  int cores = 0;            // 3-tier only
-  int cores_per_spine = 0;  // 3-tier: up cables per spine
+  int rails = 0;                 // rail-optimised: NICs per node; 0 otherwise
+  int leaves_per_rail = 0;       // rail-optimised only: in all (2-tier), per pod (3-tier)
+  int pods = 0;                  // 3-tier only
+  int leaves_per_pod = 0;        // 3-tier only
+  int cores = 0;                 // 3-tier only
+  int cores_per_spine = 0;       // 3-tier: cores each spine is cabled to
+  int links_per_spine_core = 1;  // 3-tier: parallel cables between a spine and each of its cores
 };
 
 // Validates `spec` and derives the fabric's counts. Throws std::invalid_argument whose

@@ -58,7 +58,8 @@ struct FabricSpec {
   int spines = 0;                 // 2-tier: spines in total; 3-tier: spines per pod
   int leaves_per_pod = 0;         // 3-tier only
   int cores = 0;                  // 3-tier only
-  int links_per_leaf_spine = 1;   // parallel cables between each leaf and each spine
+  int links_per_leaf_spine = 0;   // parallel cables between each leaf and each spine (0: derived)
+  int links_per_spine_core = 0;   // 3-tier: parallel cables between a spine and each of its cores (0: derived)
   std::vector<TierSpec> tier;     // index 0 = tier 1 (NIC-leaf), 1 = leaf-spine, 2 = spine-core
   Routing routing = Routing::kEcmpHash;
 };

@@ -44,8 +44,16 @@ const std::vector<params::Parameter<FabricSpec>>& fabric_parameters() {
       {"leaves_per_pod", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(FabricSpec, leaves_per_pod),
        "3 tiers only; rail-optimised: a multiple of `node.nics` (every rail has leaves in every pod)", kDerived},
       {"cores", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(FabricSpec, cores), "3 tiers only", kDerived},
-      {"links_per_leaf_spine", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(FabricSpec, links_per_leaf_spine),
-       "parallel cables between each leaf and each spine", kDesign},
+      {"links_per_leaf_spine", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(FabricSpec, links_per_leaf_spine),
+       "parallel cables between each leaf and each spine; 0 derives them: with 2 tiers and `spines` derived too, "
+       "the fewest spines (at least 2) that take every leaf's up ports with equal cables to each, as deployed "
+       "fabrics fill their spines ([topology.md](topology.md#fewest-switches)); otherwise 1",
+       kDerived},
+      {"links_per_spine_core", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(FabricSpec, links_per_spine_core),
+       "3 tiers only: parallel cables between a spine and each of its cores; 0 derives them: with `cores` derived "
+       "too, the fewest cores that take every spine's up ports ([topology.md](topology.md#fewest-switches)); "
+       "otherwise 1",
+       kDerived},
       {"routing",
        Quantity::kChoice,
        [](const FabricSpec& f) {

@@ -257,19 +257,55 @@ TEST_CASE("3-tier with explicit counts: spine s cables to cores [s*c, (s+1)*c)")
   CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(4 * 2 * 50e9 / 2));
 }
 
-TEST_CASE("a 3:1 oversubscribed radix-64 leaf: 48 hosts down, 16 spines up") {
+TEST_CASE("a 3:1 oversubscribed radix-64 leaf: 48 hosts down, 16 ports up to the fewest spines") {
   const ClusterSpec spec = radix_fabric(96, 2, 64, 3.0);
   const FabricLayout layout = layout_fabric(spec);
   CHECK(layout.hosts_per_leaf == 48);
-  CHECK(layout.spines == 16);
   CHECK(layout.leaves == 2);
+  // Two leaves of 16 up ports fill 32 spine ports: one spine would take them, but two are the
+  // fewest that survive a spine's failure; 8 cables from each leaf to each.
+  CHECK(layout.spines == 2);
+  CHECK(layout.links_per_leaf_spine == 8);
   const Topology t = build_cluster(spec);
-  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{0, 2, 16});
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{0, 2, 2});
   CHECK(t.summary.oversubscription_per_tier[1] == doctest::Approx(3.0));
   CHECK(t.summary.oversubscription_per_tier[2] == doctest::Approx(1.0));
   CHECK(t.out_links(t.at("leaf1")).size() == 64);
+  CHECK(neighbours(t, t.at("spine1")).size() == 16);
   // The 32 leaf-spine cables carry less than the 96 NICs: they are the cut.
   CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(16 * 50e9));
+  CHECK(t.summary.description.find("2 spines, 8 cables per leaf-spine pair") != std::string::npos);
+
+  // One cable per pair, given: the k-ary layout, a spine per leaf up port.
+  ClusterSpec kary = spec;
+  kary.fabric.links_per_leaf_spine = 1;
+  CHECK(layout_fabric(kary).spines == 16);
+  const Topology tk = build_cluster(kary);
+  CHECK(tk.summary.switches_per_tier == std::vector<std::size_t>{0, 2, 16});
+  CHECK(tk.summary.cables_per_tier == t.summary.cables_per_tier);
+  CHECK(tk.summary.bisection_bytes_per_s == doctest::Approx(t.summary.bisection_bytes_per_s));
+}
+
+TEST_CASE("the fewest spines: the smallest divisor of the leaf up ports whose cables fit a spine") {
+  // Radix 64, non-blocking: 32 up ports per leaf. L leaves need spines s with L x 32 / s <= 64.
+  struct Case {
+    int leaves;
+    int spines;
+  };
+  for (const Case c : {Case{1, 2}, Case{2, 2}, Case{3, 2}, Case{4, 2}, Case{5, 4}, Case{8, 4}, Case{9, 8}, Case{17, 16},
+                       Case{32, 16}, Case{33, 32}, Case{64, 32}}) {
+    CAPTURE(c.leaves);
+    const ClusterSpec spec = radix_fabric(c.leaves * 32, 2, 64);
+    const FabricLayout layout = layout_fabric(spec);
+    CHECK(layout.leaves == c.leaves);
+    CHECK(layout.spines == c.spines);
+    CHECK(layout.links_per_leaf_spine * layout.spines == 32);
+    CHECK(layout.leaves * layout.links_per_leaf_spine <= 64);
+  }
+  // 65 leaves do not fit two tiers of radix 64.
+  CHECK_THROWS_WITH_AS(layout_fabric(radix_fabric(65 * 32, 2, 64)),
+                       doctest::Contains("fabric.radix: expected at least 65 ports on every spine"),
+                       fathom::sim::SpecError);
 }
 
 TEST_CASE("radix 64 non-blocking, 2 links per leaf-spine pair: 32 down, 16 spines") {
@@ -291,7 +327,9 @@ TEST_CASE("rail-optimised: NIC r of every node sits on a leaf of rail r") {
   CHECK(layout.rails == 8);
   CHECK(layout.leaves_per_rail == 2);
   CHECK(layout.leaves == 16);
-  CHECK(layout.spines == 32);
+  // 16 leaves x 32 up ports fill 8 spines of 64 ports, 4 cables from each leaf to each.
+  CHECK(layout.spines == 8);
+  CHECK(layout.links_per_leaf_spine == 4);
   const Topology t = build_cluster(spec);
   for (int i = 0; i < 64; ++i) {
     for (int r = 0; r < 8; ++r) {
@@ -313,20 +351,24 @@ TEST_CASE("rail-optimised: NIC r of every node sits on a leaf of rail r") {
     }
     CHECK(rails.size() == 1);
     CHECK(nics == 32);
-    CHECK(spines == 32);
+    CHECK(spines == 32);  // cables: 4 to each of the 8 spines
   }
-  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{256, 16, 32});
+  CHECK(t.summary.switches_per_tier == std::vector<std::size_t>{256, 16, 8});
   CHECK(t.summary.cables_per_tier == std::vector<std::size_t>{512, 512, 512});
   CHECK(t.summary.bisection_bytes_per_s == doctest::Approx(256 * 50e9));
-  CHECK(t.summary.description.find("rail-optimised, 8 rails x 2 leaves x 32 host ports, 32 spines") !=
+  CHECK(t.summary.description.find(
+            "rail-optimised, 8 rails x 2 leaves x 32 host ports, 8 spines, 4 cables per leaf-spine pair") !=
         std::string::npos);
 }
 
 TEST_CASE("3-tier rail-optimised: every pod has each rail's leaves, pods joined by cores; counts by closed form") {
   // Radix R, 8 NICs per node: hosts_per_leaf H = R/2, spines per pod S = R/2, leaves per pod
-  // P = R/2, so Lr = P/8 leaves per rail in a pod and Np = Lr x H nodes per pod; cores per spine
-  // C = R - P, cores = S x C; pods = ceil(nodes / Np). Cables: nodes x 8 NIC-leaf, leaves x S
-  // leaf-spine, pods x S x C spine-core; bisection: half the smallest tier's capacity.
+  // P = R/2, so Lr = P/8 leaves per rail in a pod and Np = Lr x H nodes per pod; pods =
+  // ceil(nodes / Np). Each spine has R - P = R/2 ports up; the fewest cores that take them fill
+  // their R ports with R/2 / C cables from each of the pods: C = pods / 2 cores per spine (at
+  // least 1; the pod counts below keep it a divisor of R/2), cores = S x C. Cables: nodes x 8
+  // NIC-leaf, leaves x S leaf-spine, pods x S x R/2 spine-core; bisection: half the smallest
+  // tier's capacity.
   struct Case {
     int radix;
     int nodes;
@@ -346,13 +388,15 @@ TEST_CASE("3-tier rail-optimised: every pod has each rail's leaves, pods joined 
     const std::size_t pod_nodes = per_rail * half;
     const std::size_t pods = (static_cast<std::size_t>(c.nodes) + pod_nodes - 1) / pod_nodes;
     const std::size_t leaves = pods * half;
-    const std::size_t cores = half * half;
+    const std::size_t cores_per_spine = std::max<std::size_t>(1, pods / 2);
+    const std::size_t cores = half * cores_per_spine;
     const FabricLayout layout = layout_fabric(spec);
     CHECK(layout.rails == 8);
     CHECK(static_cast<std::size_t>(layout.leaves_per_rail) == per_rail);
     CHECK(static_cast<std::size_t>(layout.pods) == pods);
     CHECK(static_cast<std::size_t>(layout.leaves) == leaves);
     CHECK(static_cast<std::size_t>(layout.cores) == cores);
+    CHECK(static_cast<std::size_t>(layout.links_per_spine_core) == half / cores_per_spine);
     const Topology t = build_cluster(spec);
     const std::size_t ports = static_cast<std::size_t>(c.nodes) * 8;
     CHECK(t.summary.switches_per_tier ==
@@ -444,7 +488,9 @@ TEST_CASE("every invalid input throws a typed violation naming its field") {
   s = example_fabric(), s.fabric.hosts_per_leaf = -1, expect(s, "fabric.hosts_per_leaf");
   s = example_fabric(), s.fabric.leaves = -1, expect(s, "fabric.leaves");
   s = example_fabric(), s.fabric.spines = -1, expect(s, "fabric.spines");
-  s = example_fabric(), s.fabric.links_per_leaf_spine = 0, expect(s, "fabric.links_per_leaf_spine");
+  s = example_fabric(), s.fabric.links_per_leaf_spine = -1, expect(s, "fabric.links_per_leaf_spine");
+  s = example_fabric(), s.fabric.links_per_spine_core = 2,
+  expect(s, "fabric.links_per_spine_core", "only a 3-tier fabric");
   s = example_fabric(), s.fabric.cores = 4, expect(s, "fabric.cores", "only a 3-tier fabric");
   s = example_fabric(), s.fabric.leaves_per_pod = 4, expect(s, "fabric.leaves_per_pod", "only a 3-tier fabric");
 
@@ -467,10 +513,15 @@ TEST_CASE("every invalid input throws a typed violation naming its field") {
   s = radix_fabric(4096, 2, 64), expect(s, "fabric.radix",
                                         "expected at least 128 ports on every spine (128 leaves x 1 "
                                         "links_per_leaf_spine), found radix 64; use fabric.tiers: 3 or a larger radix");
-  s = radix_fabric(200, 3, 8), expect(s, "fabric.radix",
-                                      "expected at least 13 ports on every core (one cable per pod, 13 pods: a pod "
-                                      "holds 4 leaves x 4 hosts_per_leaf = 16 of the 200 NIC ports");
+  s = radix_fabric(200, 3, 8),
+  expect(s, "fabric.radix",
+         "expected at least 13 ports on every core (1 links_per_spine_core x 13 pods: a pod "
+         "holds 4 leaves x 4 hosts_per_leaf = 16 of the 200 NIC ports");
 
+  s = radix_fabric(64, 3, 8), s.fabric.links_per_spine_core = 3,
+  expect(s, "fabric.links_per_spine_core", "expected a divisor of the 4 up ports per spine (radix 8 - 4 down)");
+  s = radix_fabric(64, 3, 8), s.fabric.links_per_spine_core = 4,
+  expect(s, "fabric.radix", "expected at least 16 ports on every core (4 links_per_spine_core x 4 pods");
   s = radix_fabric(128, 3, 0), s.fabric.hosts_per_leaf = 4, s.fabric.spines = 4, s.fabric.cores = 16,
   expect(s, "fabric.leaves_per_pod", "expected leaves_per_pod, or a radix");
   s = radix_fabric(128, 3, 0), s.fabric.hosts_per_leaf = 4, s.fabric.spines = 4, s.fabric.leaves_per_pod = 4,

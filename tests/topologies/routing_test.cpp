@@ -257,7 +257,7 @@ TEST_CASE("routes across a rail-optimised fabric") {
     CHECK(t.vertex(t.link(r[4]).to).name == "n40.nic5");
     spines.insert(t.link(r[2]).to);
   }
-  CHECK(spines.size() == 32);
+  CHECK(spines.size() == 8);  // the fewest spines: 16 leaves x 32 up ports over 8 spines of 64 ports
   // Inside a node, GPU to GPU is two NVLink hops.
   CHECK(router.route(src, t.at("n0.gpu7"), 0).size() == 2);
 }
@@ -381,12 +381,12 @@ TEST_CASE("D-mod-K on non-blocking fat-trees: every shift permutation puts at mo
     VertexKind endpoint;
   };
   std::vector<Case> cases;
-  cases.push_back({"2-tier, 32 DGX nodes, radix 32 (16 leaves x 16, 16 spines), GPU to GPU", dgx_on_radix(32, 2, 32),
-                   VertexKind::kGpu});
+  cases.push_back({"2-tier, 32 DGX nodes, radix 32 (16 leaves x 16, 8 spines, 2 cables per pair), GPU to GPU",
+                   dgx_on_radix(32, 2, 32), VertexKind::kGpu});
   cases.push_back({"the same, NIC to NIC", dgx_on_radix(32, 2, 32), VertexKind::kNic});
-  ClusterSpec doubled = dgx_on_radix(32, 2, 32);
-  doubled.fabric.links_per_leaf_spine = 2;
-  cases.push_back({"2-tier, 2 cables per leaf-spine pair (8 spines), GPU to GPU", doubled, VertexKind::kGpu});
+  ClusterSpec single = dgx_on_radix(32, 2, 32);
+  single.fabric.links_per_leaf_spine = 1;
+  cases.push_back({"2-tier, 1 cable per leaf-spine pair (16 spines), GPU to GPU", single, VertexKind::kGpu});
   ClusterSpec k8 = k_ary_3_tier(8);
   k8.fabric.routing = Routing::kDestination;
   cases.push_back({"3-tier k-ary, k = 8: 128 single-NIC hosts", k8, VertexKind::kNic});
@@ -396,10 +396,15 @@ TEST_CASE("D-mod-K on non-blocking fat-trees: every shift permutation puts at mo
                    dgx_on_radix(64, 2, 32, FabricKind::kRailOptimized), VertexKind::kGpu});
   cases.push_back(
       {"3-tier rail-optimised, 64 DGX nodes, radix 32 (2 pods of 8 rails x 2 leaves, 16 spines each; "
-       "256 cores), GPU to GPU",
+       "16 cores, 16 cables per spine-core pair), GPU to GPU",
        dgx_on_radix(64, 3, 32, FabricKind::kRailOptimized), VertexKind::kGpu});
-  cases.push_back({"3-tier rail-optimised, 64 DGX nodes, radix 16 (8 pods of 8 rails x 1 leaf), NIC to NIC",
-                   dgx_on_radix(64, 3, 16, FabricKind::kRailOptimized), VertexKind::kNic});
+  ClusterSpec k_ary_cores = dgx_on_radix(64, 3, 32, FabricKind::kRailOptimized);
+  k_ary_cores.fabric.links_per_spine_core = 1;
+  cases.push_back({"the same with 1 cable per spine-core pair (256 cores)", k_ary_cores, VertexKind::kGpu});
+  cases.push_back(
+      {"3-tier rail-optimised, 64 DGX nodes, radix 16 (8 pods of 8 rails x 1 leaf; 32 cores, 2 cables "
+       "per spine-core pair), NIC to NIC",
+       dgx_on_radix(64, 3, 16, FabricKind::kRailOptimized), VertexKind::kNic});
   for (const auto& c : cases) {
     CAPTURE(c.name);
     const Topology t = build_cluster(c.spec);

@@ -73,23 +73,20 @@ TEST_CASE("census: the DGX SuperPOD reference architecture's switch and cable co
   // spine-core cables. Exact counts: no tolerance.
   struct Row {
     int nodes, tiers;
-    std::size_t leaves, spines, node_leaf, leaf_spine, spine_core;
+    std::size_t leaves, spines, cores, node_leaf, leaf_spine, spine_core;
   };
   const Row rows[] = {
-      {128, 2, 32, 16, 1024, 1024, 0},        // 4 SU
-      {256, 2, 64, 32, 2048, 2048, 0},        // 8 SU
-      {512, 3, 128, 128, 4096, 4096, 4096},   // 16 SU (and 64 cores)
-      {1024, 3, 256, 256, 8192, 8192, 8192},  // 32 SU (and 128 cores)
+      {128, 2, 32, 16, 0, 1024, 1024, 0},          // 4 SU
+      {256, 2, 64, 32, 0, 2048, 2048, 0},          // 8 SU
+      {512, 3, 128, 128, 64, 4096, 4096, 4096},    // 16 SU
+      {1024, 3, 256, 256, 128, 8192, 8192, 8192},  // 32 SU
   };
   for (const Row& r : rows) {
     CAPTURE(r.nodes);
-    ClusterSpec spec = superpod(r.nodes, r.tiers);
-    if (r.tiers == 2) {
-      // The RA's 2-tier pods fill every spine port: 16 spines, two cables from each leaf to
-      // each (fathom derives radix / 2 = 32 spines with one cable each, half their ports unused).
-      spec.fabric.spines = static_cast<int>(r.spines);
-      spec.fabric.links_per_leaf_spine = 32 / static_cast<int>(r.spines);
-    }
+    // Every switch count derived from the radix: fathom's layout takes the fewest switches that
+    // hold the cables, as the RA does (its 4-SU pod: 16 spines, two cables from each leaf to
+    // each; its 16-SU cores: 64, sixteen cables from each of the 4 pods' spines).
+    const ClusterSpec spec = superpod(r.nodes, r.tiers);
     const Census c = census_of(fathom::topo::build_cluster(spec));
     CHECK(c.nodes == static_cast<std::size_t>(r.nodes));
     CHECK(c.gpus == static_cast<std::size_t>(8 * r.nodes));
@@ -98,16 +95,14 @@ TEST_CASE("census: the DGX SuperPOD reference architecture's switch and cable co
     CHECK(c.fabric[1].switches == r.spines);
     CHECK(c.fabric[0].cables_down == r.node_leaf);
     CHECK(c.fabric[1].cables_down == r.leaf_spine);
-    // The cores: the RA's 64 (16 SU) and 128 (32 SU) fill all 64 ports; fathom's layout joins each
-    // spine to radix / 2 cores by one cable each, the same cables over more, emptier cores.
-    if (r.tiers == 3) CHECK(c.fabric[2].cables_down == r.spine_core);
+    if (r.tiers == 3) {
+      CHECK(c.fabric[2].switches == r.cores);
+      CHECK(c.fabric[2].cables_down == r.spine_core);
+    }
   }
   // Table 8 (cables of the 4-SU, 127-node pod): 1,536 twin-port switch transceivers, two
   // ports each, for its leaf and spine ports. 128 nodes use 1,024 NIC-facing leaf ports, 1,024
   // leaf uplinks and 1,024 spine ports: 3,072 ports, 1,536 twin-port modules.
-  ClusterSpec pod_spec = superpod(128, 2);
-  pod_spec.fabric.spines = 16;
-  pod_spec.fabric.links_per_leaf_spine = 2;
-  const Census pod = census_of(fathom::topo::build_cluster(pod_spec));
+  const Census pod = census_of(fathom::topo::build_cluster(superpod(128, 2)));
   CHECK(pod.switch_ports() / 2 == 1536);
 }
