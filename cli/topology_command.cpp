@@ -9,6 +9,7 @@
 #include "cli/outputs.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
+#include "report/cost/cost_report.hpp"
 #include "report/output_file.hpp"
 #include "report/topology_report.hpp"
 #include "report/traffic/csv_tables.hpp"
@@ -35,8 +36,11 @@ void run_topology(const TopologyOptions& o) {
   const report::PreparedTraffic p = report::prepare_traffic(s);
   warn(p.topology.summary);
   // With an output on standard output ("-") the description moves to standard error.
-  outputs.report(o.output, is_stdout(o.links) || is_stdout(o.routes),
-                 [&](std::FILE* out) { report::write_topology_description(out, p.topology); });
+  outputs.report(o.output, is_stdout(o.links) || is_stdout(o.routes), [&](std::FILE* out) {
+    report::write_topology_description(out, p.topology);
+    // With a `cost:` section, the cluster priced with every accelerator busy.
+    if (s.cost) report::write_cost_summary(out, report::price_cluster(s, report::peak_usage(s)), *s.cost);
+  });
   if (!o.links.empty()) outputs.file(o.links, [&](std::ostream& out) { report::write_links_csv(out, p.topology); });
   if (!o.routes.empty()) {
     outputs.file(o.routes, [&](std::ostream& out) { report::write_routes_csv(out, p.topology, p.flows, p.routes); });

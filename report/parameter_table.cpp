@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/collectives/collective_parameters.hpp"
+#include "models/cost/cost_spec.hpp"
 #include "models/hardware/accelerator_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
@@ -107,6 +108,12 @@ std::string parameter_tables_markdown() {
         "A training scenario's parallel strategy ([training.md](training.md)); the lists `stage_layers`,\n"
         "`chunk_layers` and `order` are described in [scenarios.md](scenarios.md#workload-with-kind-training).",
         train::parallel_parameters());
+  table(md, "`cost`",
+        "A scenario's cost model ([cost.md](cost.md)): beside these, `switch` names the fabric's switch in\n"
+        "the switch catalog (default `quantum-2-qm9700`); `nic_leaf.port_price` is written\n"
+        "`nic_leaf: {port_price: $625}`. A node's price and power and the switch's price default to the\n"
+        "price list (`scenarios/hardware/prices.yaml`), the switch's power to its catalog entry.",
+        cost::cost_parameters());
   return md.str();
 }
 

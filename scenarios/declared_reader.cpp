@@ -25,6 +25,12 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
     case params::Quantity::kWatts:
       x = v.watts(sign);
       break;
+    case params::Quantity::kUsd:
+      x = v.usd(sign);
+      break;
+    case params::Quantity::kUsdPerHour:
+      x = v.usd_per_hour(sign);
+      break;
     case params::Quantity::kBytes:
       x = static_cast<double>(v.bytes(sign));
       break;
@@ -85,6 +91,10 @@ std::string expected_parameter(params::Quantity quantity, bool positive, std::st
       return expected_quantity(Quantity::kCount, sign);
     case params::Quantity::kWatts:
       return expected_quantity(Quantity::kPower, sign);
+    case params::Quantity::kUsd:
+      return expected_quantity(Quantity::kUsd, sign);
+    case params::Quantity::kUsdPerHour:
+      return expected_quantity(Quantity::kUsdPerHour, sign);
     case params::Quantity::kFraction:
       return positive ? "a fraction above 0 and at most 1, such as 0.8 or 80%" : "a fraction such as 0.8 or 80%";
     case params::Quantity::kChoice: {

@@ -20,6 +20,7 @@
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/calibration_profile.hpp"
 #include "scenarios/collectives_reader.hpp"
+#include "scenarios/cost_reader.hpp"
 #include "scenarios/declared_reader.hpp"
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
@@ -271,6 +272,17 @@ void read_nccl_tests(Scenario& s, MapReader& w) {
   if (n.step_factor < 2 && n.max_bytes > n.min_bytes) w.fail("step_factor", "a factor >= 2 (or max_bytes = min_bytes)");
 }
 
+// `cost:` over the price list's figures for the cluster's catalog node.
+void read_cost(Scenario& s, MapReader c) {
+  note(s, c);
+  std::string node;
+  for (const auto& e : s.catalog_entries) {
+    if (e.kind == "node") node = e.name;
+  }
+  s.cost = read_cost_section(c, node, [&](const ValueReader& v) { note(s, v); });
+  c.finish();
+}
+
 void read_collectives(Scenario& s, MapReader c) {
   note(s, c);
   read_collectives_section(c, s.collectives, [&](const ValueReader& v) { note(s, v); });
@@ -446,6 +458,10 @@ void read_expect(Scenario& s, MapReader e) {
     try {
       if (key == "step_time" || key == "time_to_train") {
         x.value = parse_duration(rest).to_seconds();
+      } else if (key == "capex" || key == "tco" || key == "run_cost") {
+        x.value = parse_usd(rest);
+      } else if (key == "it_power" || key == "facility_power") {
+        x.value = parse_watts(rest);
       } else if (key == "peak_memory_per_rank") {
         x.value = static_cast<double>(parse_bytes(rest));
       } else {
@@ -588,6 +604,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   if (!s.accelerator.name.empty()) s.collectives = collective_defaults(s.accelerator);
   if (profile) s.collectives = apply_profile_collectives(*profile, s.collectives);
   if (root.has("collectives")) read_collectives(s, root.child("collectives"));
+  if (root.has("cost")) read_cost(s, root.child("cost"));
   if (root.has("expect")) read_expect(s, root.child("expect"));
   if (root.has("output")) read_output(s, root.child("output"));
   root.finish();
@@ -598,6 +615,14 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
                         "criteria only with workload kind: training", quote_found(s.expectations.front().text));
   }
   for (const auto& e : s.expectations) {
+    if (is_cost_expectation(e.key) && !s.cost) {
+      throw ScenarioError(e.where, "expect." + e.key, "a cost: section to price the cluster with", "no cost section",
+                          "add cost: {} to use the price list's defaults (docs/cost.md)");
+    }
+    if (e.key == "run_cost" && !(s.training.tokens > 0)) {
+      throw ScenarioError(e.where, "expect.run_cost", "a token budget to train for (workload.tokens)",
+                          "no workload.tokens", "add tokens: (e.g. 15e12) under workload");
+    }
     if (e.key == "time_to_train" && !(s.training.tokens > 0)) {
       throw ScenarioError(e.where, "expect.time_to_train", "a token budget to train for (workload.tokens)",
                           "no workload.tokens", "add tokens: (e.g. 15e12) under workload");

@@ -13,11 +13,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "models/collectives/collective_params.hpp"
+#include "models/cost/cost_spec.hpp"
 #include "models/hardware/accelerator.hpp"
 #include "models/workloads/traffic/traffic_pattern.hpp"
 #include "models/workloads/training/training_spec.hpp"
@@ -64,7 +67,17 @@ inline constexpr std::string_view kExpectKeys[] = {"mfu",
                                                    "time_to_train",
                                                    "model_tflops_per_gpu",
                                                    "hardware_tflops_per_gpu",
-                                                   "peak_memory_per_rank"};
+                                                   "peak_memory_per_rank",
+                                                   "capex",
+                                                   "tco",
+                                                   "run_cost",
+                                                   "it_power",
+                                                   "facility_power"};
+
+// Whether `key` names a figure of the cost model, which needs a `cost:` section.
+inline bool is_cost_expectation(std::string_view key) {
+  return key == "capex" || key == "tco" || key == "run_cost" || key == "it_power" || key == "facility_power";
+}
 
 // Defaults of `fathom nccl-tests` (its flags override them), spelled as nccl-tests' -b -e -f.
 struct NcclTestsWorkload {
@@ -85,8 +98,9 @@ struct Scenario {
   // The accelerator: `hardware.accelerator`, else the catalog node's (cluster.node).
   hw::AcceleratorSpec accelerator;
   std::vector<Expectation> expectations;
-  std::string output_json;   // `output.json` (a path, relative to the scenario's folder)
-  std::string output_trace;  // `output.trace`
+  std::optional<cost::CostSpec> cost;  // `cost:`, with the price list's figures filled in
+  std::string output_json;             // `output.json` (a path, relative to the scenario's folder)
+  std::string output_trace;            // `output.trace`
   coll::CollectiveParams collectives;
   // Where each key that was read sits in the file, by key path: later checks (a host name
   // in a flows file, a fabric that cannot be built) point back at the input.

@@ -1,8 +1,10 @@
 #include "models/cost/census.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 namespace fathom::cost {
 
@@ -60,6 +62,7 @@ Census census_of(const topo::Topology& topology) {
   c.nodes = nodes.size();
   if (!topology.summary.switches_per_tier.empty()) c.nvswitch_chips = topology.summary.switches_per_tier[0];
   // A cable is two directed links; count the upward one.
+  std::vector<std::size_t> ports(topology.vertices().size(), 0);
   for (const topo::Link& l : topology.links()) {
     const int tier = upper_tier(l.cls);
     if (tier == 0) continue;
@@ -75,11 +78,19 @@ Census census_of(const topo::Topology& topology) {
     FabricTierCensus& up = tier_entry(c, tier);
     ++up.cables_down;
     ++up.ports_down;
+    ++ports[l.to];
     if (from_switch) {
+      ++ports[l.from];
       ++tier_entry(c, from_tier).ports_up;
     } else {
       ++c.nic_ports;
     }
+  }
+  for (topo::VertexId v = 0; v < ports.size(); ++v) {
+    const topo::Vertex& x = topology.vertex(v);
+    if (x.kind != topo::VertexKind::kSwitch) continue;
+    auto& most = tier_entry(c, x.tier).most_ports;
+    most = std::max(most, ports[v]);
   }
   return c;
 }

@@ -19,6 +19,7 @@ struct FabricTierCensus {
   std::size_t cables_down = 0;  // cables from the tier below (NIC ports for the leaves) up to this tier
   std::size_t ports_down = 0;   // switch ports those cables take here (one each)
   std::size_t ports_up = 0;     // switch ports the cables to the tier above take here
+  std::size_t most_ports = 0;   // the most ports any one switch of the tier uses (the radix it needs)
   std::size_t ports() const { return ports_down + ports_up; }
 };
 

@@ -22,6 +22,8 @@ enum class Quantity {
   kBandwidth,       // bytes per second; written with a rate unit ("400Gbps")
   kFlops,           // FLOP per second; written with a rate unit ("989.5TFLOPS")
   kWatts,           // written with a power unit ("700W")
+  kUsd,             // US dollars, written "$269010" or "$2.7e5"
+  kUsdPerHour,      // US dollars per hour, written "$2.50/h"
   kFraction,        // 0 to 1; written as "0.9" or "90%"
   kNumber,          // a plain number ("3" for 3:1)
   kCount,           // a whole count that may be written in exponent form ("15e12")

@@ -49,6 +49,10 @@ std::string exact_text(Quantity quantity, double v, std::string_view choices) {
       return number_text(v / 1e12) + "TFLOPS";
     case Quantity::kWatts:
       return number_text(v) + "W";
+    case Quantity::kUsd:
+      return "$" + number_text(v);
+    case Quantity::kUsdPerHour:
+      return "$" + number_text(v) + "/h";
     case Quantity::kBytes:
       return whole(v) + "B";
     case Quantity::kBandwidth:
@@ -101,6 +105,10 @@ std::string_view quantity_name(Quantity quantity) {
       return "FLOP rate";
     case Quantity::kWatts:
       return "power";
+    case Quantity::kUsd:
+      return "US dollars";
+    case Quantity::kUsdPerHour:
+      return "US dollars per hour";
     case Quantity::kBytes:
       return "bytes";
     case Quantity::kBandwidth:

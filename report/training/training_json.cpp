@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "models/workloads/training/transformer.hpp"
+#include "report/cost/cost_report.hpp"
 #include "report/training/training_labels.hpp"
 #include "report/training/training_report.hpp"
 #include "sim/output/json_writer.hpp"
@@ -225,6 +226,10 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
   }
   j.end_array();
   j.end_object();
+  if (report.cost) {
+    j.key("cost");
+    write_cost_json(j, *report.cost, *report.scenario.cost);
+  }
   j.key("expectations");
   j.begin_array();
   for (const auto& o : report.expectations) {

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <utility>
 
+#include "report/cost/cost_report.hpp"
 #include "report/training/training_labels.hpp"
 
 namespace fathom::report {
@@ -20,7 +22,16 @@ bool holds(const std::string& op, double actual, double wanted) {
 
 }  // namespace
 
-double training_figure(const std::string& key, const train::TrainingResult& r) {
+double training_figure(const std::string& key, const train::TrainingResult& r,
+                       const std::optional<cost::CostResult>& cost) {
+  if (scenario::is_cost_expectation(key)) {
+    if (!cost) throw std::logic_error("training_figure: " + key + " without a cost result");
+    if (key == "capex") return cost->capex_usd;
+    if (key == "tco") return cost->tco_usd;
+    if (key == "run_cost") return cost->usd_per_run;
+    if (key == "it_power") return cost->power_w_it;
+    return cost->power_w_facility;  // facility_power
+  }
   if (key == "mfu") return r.mfu;
   if (key == "step_time") return r.step_seconds;
   if (key == "tokens_per_s") return r.tokens_per_s;
@@ -40,8 +51,9 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
     scenario::refuse_beyond_clock(s, e);
   }
   if (!report.fits()) return report;
+  if (s.cost) report.cost = price_cluster(s, training_usage(s, report.result));
   for (const auto& e : s.expectations) {
-    const double actual = training_figure(e.key, report.result);
+    const double actual = training_figure(e.key, report.result, report.cost);
     const bool pass = holds(e.op, actual, e.value);
     report.all_pass = report.all_pass && pass;
     report.expectations.push_back({e, actual, pass});

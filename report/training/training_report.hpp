@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "models/cost/cost_model.hpp"
 #include "models/workloads/training/step_model.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -24,6 +26,7 @@ struct TrainingReport {
   std::vector<std::string> command_catalogs;  // the command's --catalog folders (the JSON lists them)
   train::TrainingResult result;
   std::vector<ExpectationOutcome> expectations;  // empty when the strategy does not fit
+  std::optional<cost::CostResult> cost;          // with a `cost:` section, when the strategy fits
   bool all_pass = true;
 
   // False when a rank's memory exceeds its HBM: the step was not simulated.
@@ -43,8 +46,10 @@ void write_training_summary(std::FILE* out, const TrainingReport& report);
 void write_training_json(std::ostream& out, const TrainingReport& report);
 void write_training_trace(std::ostream& out, const TrainingReport& report);
 
-// One of the figures an expectation can name (scenario::Expectation::key), in SI units.
-double training_figure(const std::string& key, const train::TrainingResult& result);
+// One of the figures an expectation can name (scenario::Expectation::key), in SI units; the
+// cost model's figures (scenario::is_cost_expectation) from `cost`.
+double training_figure(const std::string& key, const train::TrainingResult& result,
+                       const std::optional<cost::CostResult>& cost = std::nullopt);
 // `actual` in the unit its expectation was written in (">= 45%" gives "47.12%").
 std::string in_written_unit(double actual, const scenario::Expectation& expectation);
 

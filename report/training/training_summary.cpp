@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "models/workloads/training/transformer.hpp"
+#include "report/cost/cost_report.hpp"
 #include "report/terminal.hpp"
 #include "report/training/training_labels.hpp"
 #include "report/training/training_report.hpp"
@@ -87,6 +88,7 @@ void write_training_summary(std::FILE* out, const TrainingReport& report) {
   }
   for (const auto& n : r.collective_notes) std::fprintf(out, "  collective %s\n", n.c_str());
 
+  if (report.cost) write_cost_summary(out, *report.cost, *s.cost);
   if (!report.expectations.empty()) std::fprintf(out, "\nexpectations:\n");
   for (const auto& o : report.expectations) {
     std::fprintf(out, "  %-4s %-24s %-14s actual %s\n", o.pass ? "PASS" : "FAIL", o.expectation.key.c_str(),

@@ -12,6 +12,7 @@
 
 #include "report/calibration/measured_system.hpp"
 #include "report/collectives/nccl_tests_sweep.hpp"
+#include "report/cost/cost_report.hpp"
 #include "report/traffic/traffic_report.hpp"
 #include "report/training/training_report.hpp"
 #include "scenarios/scenario.hpp"
@@ -67,6 +68,43 @@ TEST_CASE("a training report evaluates each expectation on the simulated figure 
   const std::string summary = printed([&](std::FILE* f) { write_training_summary(f, r); });
   CHECK(summary.find("expectations:") != std::string::npos);
   CHECK(summary.find("fingerprint=" + sim::format_fingerprint(r.result.fingerprint)) != std::string::npos);
+}
+
+TEST_CASE("a training report prices its cluster: the cost section, its criteria and its writers") {
+  const scenario::Scenario s = scenario::load_scenario(example("dgx-h100-64-cost.yaml"));
+  const TrainingReport r = evaluate_training(s);
+  REQUIRE(r.fits());
+  REQUIRE(r.cost.has_value());
+  const cost::CostResult& c = *r.cost;
+  // The census the cost model priced is the built cluster's: 64 nodes, 16 leaves, 8 spines.
+  REQUIRE(c.capex.size() >= 3);
+  CHECK(c.capex[0].count == 64);
+  CHECK(c.capex[1].count == 16);
+  CHECK(c.capex[2].count == 8);
+  // The step's accelerators were busy part of the time: the IT power lies between idle and peak.
+  const cost::Usage u = training_usage(s, r.result);
+  CHECK(u.busy_fraction > 0.3);
+  CHECK(u.busy_fraction < 1.0);
+  CHECK(c.power_w_it < c.power_w_it_peak);
+  CHECK(c.power_w_it > c.power_w_it_peak - 512 * 700 * (1 - s.cost->gpu_idle));
+  // A run of 1e12 tokens: steps x the step's cost; rented, GPU-hours x the hourly price.
+  CHECK(c.usd_per_run == doctest::Approx(c.usd_per_step * 1e12 / (512.0 * 8192)));
+  CHECK(c.on_demand_usd_per_run == doctest::Approx(r.result.gpu_hours * 12.29));
+  CHECK(c.reserved_usd_per_run == doctest::Approx(r.result.gpu_hours * 5.40));
+  for (const auto& o : r.expectations) {
+    if (o.expectation.key == "capex") CHECK(o.actual == c.capex_usd);
+    if (o.expectation.key == "run_cost") CHECK(o.actual == c.usd_per_run);
+    if (o.expectation.key == "facility_power") CHECK(o.actual == c.power_w_facility);
+  }
+  std::ostringstream json;
+  write_training_json(json, r);
+  CHECK(json.str().find("\"cost\": {") != std::string::npos);
+  CHECK(json.str().find("\"usd_per_million_tokens\"") != std::string::npos);
+  const std::string summary = printed([&](std::FILE* f) { write_training_summary(f, r); });
+  CHECK(summary.find("total capex") != std::string::npos);
+  CHECK(summary.find("racks: 17 of 40.8 kW") != std::string::npos);
+  // Without the section, no cost.
+  CHECK_FALSE(evaluate_training(scenario::load_scenario(example("pilot-16-nodes.yaml"))).cost.has_value());
 }
 
 TEST_CASE("a strategy that does not fit is a result, and an error only when required to fit") {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/collectives/collective_parameters.hpp"
+#include "models/cost/cost_spec.hpp"
 #include "models/hardware/accelerator_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
@@ -47,6 +48,9 @@ double other_value(params::Quantity q, double current, double max, std::string_v
       return current + 1e12;
     case params::Quantity::kWatts:
       return current + 100;
+    case params::Quantity::kUsd:
+    case params::Quantity::kUsdPerHour:
+      return current + 12.5;
     case params::Quantity::kBandwidth:
       return current + 1e9;
     default:
@@ -88,6 +92,7 @@ TEST_CASE("every declared parameter reads back the text written for it, exact an
   round_trip_every_parameter(hw::efficiency_parameters());
   round_trip_every_parameter(hw::gemm_tiles_parameters());
   round_trip_every_parameter(hw::switch_parameters());
+  round_trip_every_parameter(cost::cost_parameters());
 }
 
 TEST_CASE("a section reads only the keys present and leaves the rest at the spec's values") {

@@ -63,6 +63,9 @@ TEST_CASE("census: a 2-tier fat-tree of 4 nodes, counted by hand") {
   CHECK(c.fabric[1].cables_down == 4);
   CHECK(c.fabric[1].ports_down == 4);
   CHECK(c.fabric[1].ports_up == 0);
+  // Each leaf: 4 NICs down, a cable to each of 2 spines up; each spine: a cable from each leaf.
+  CHECK(c.fabric[0].most_ports == 6);
+  CHECK(c.fabric[1].most_ports == 2);
   CHECK(c.fabric_cables() == 12);
   CHECK(c.switch_ports() == 16);
 }

@@ -1,0 +1,33 @@
+// The cost model applied to a scenario (docs/cost.md): the cluster's census priced by the
+// scenario's `cost:` section, with the usage a simulated training step gives it, and its
+// writers: a terminal table and the JSON report's `cost` section.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+
+#include "models/cost/cost_model.hpp"
+#include "models/workloads/training/step_model.hpp"
+#include "scenarios/scenario.hpp"
+#include "sim/output/json_writer.hpp"
+
+namespace fathom::report {
+
+// The scenario's cluster priced with its `cost:` section (which must be there) for `usage`.
+cost::CostResult price_cluster(const scenario::Scenario& scenario, const cost::Usage& usage);
+
+// What a simulated training step tells the cost model: the accelerators it uses, how busy they
+// are (the stages' compute time over the step, averaged), its tokens and, with a token budget,
+// the steps of the run.
+cost::Usage training_usage(const scenario::Scenario& scenario, const train::TrainingResult& result);
+
+// A cluster without a workload (fathom topology): every accelerator busy, no step.
+cost::Usage peak_usage(const scenario::Scenario& scenario);
+
+// The terminal table: the bill, power, operating cost, TCO and the per-step and per-run figures.
+void write_cost_summary(std::FILE* out, const cost::CostResult& cost, const cost::CostSpec& spec);
+
+// The JSON report's `cost` object (docs/report.md).
+void write_cost_json(sim::JsonWriter& j, const cost::CostResult& cost, const cost::CostSpec& spec);
+
+}  // namespace fathom::report
