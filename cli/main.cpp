@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   fathom::cli::add_simulate_command(app);
   fathom::cli::add_topology_command(app);
+  fathom::cli::add_plan_command(app);
   fathom::cli::add_nccl_tests_command(app);
   fathom::cli::add_validate_command(app);
   fathom::cli::add_calibrate_command(app);

@@ -283,6 +283,35 @@ void read_cost(Scenario& s, MapReader c) {
   c.finish();
 }
 
+// `plan:`, checked against what its constraints and objective need.
+void read_plan(Scenario& s, MapReader p) {
+  note(s, p);
+  s.plan = read_plan_section(p, [&](const ValueReader& v) { note(s, v); });
+  p.finish();
+  const auto at = [&](const char* key) {
+    const auto it = s.locations.find(std::string("plan.") + key);
+    return it != s.locations.end() ? it->second : s.plan->where;
+  };
+  if (s.workload != WorkloadKind::kTraining) {
+    throw ScenarioError(s.plan->where, "plan", "a training workload to plan for", "another workload kind");
+  }
+  const bool tokens = s.training.tokens > 0;
+  if (s.plan->deadline_s && !tokens) {
+    throw ScenarioError(at("deadline"), "plan.deadline", "a token budget to train for (workload.tokens)",
+                        "no workload.tokens", "add tokens: (e.g. 15e12) under workload");
+  }
+  if ((s.plan->budget_usd || s.plan->power_w || s.plan->objective == PlanObjective::kCost) && !s.cost) {
+    throw ScenarioError(s.plan->where, "plan",
+                        "a cost: section to price the candidates with (budget, power, "
+                        "objective: cost)",
+                        "no cost section", "add cost: {} to use the price list's defaults");
+  }
+  if (s.plan->objective == PlanObjective::kCost && !tokens) {
+    throw ScenarioError(at("objective"), "plan.objective", "a token budget to cost the run of (workload.tokens)",
+                        "objective: cost without workload.tokens");
+  }
+}
+
 void read_collectives(Scenario& s, MapReader c) {
   note(s, c);
   read_collectives_section(c, s.collectives, [&](const ValueReader& v) { note(s, v); });
@@ -605,6 +634,7 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   if (profile) s.collectives = apply_profile_collectives(*profile, s.collectives);
   if (root.has("collectives")) read_collectives(s, root.child("collectives"));
   if (root.has("cost")) read_cost(s, root.child("cost"));
+  if (root.has("plan")) read_plan(s, root.child("plan"));
   if (root.has("expect")) read_expect(s, root.child("expect"));
   if (root.has("output")) read_output(s, root.child("output"));
   root.finish();

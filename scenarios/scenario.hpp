@@ -25,6 +25,7 @@
 #include "models/workloads/traffic/traffic_pattern.hpp"
 #include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
+#include "scenarios/plan_section.hpp"
 #include "sim/time.hpp"
 #include "topologies/cluster_spec.hpp"
 
@@ -99,6 +100,7 @@ struct Scenario {
   hw::AcceleratorSpec accelerator;
   std::vector<Expectation> expectations;
   std::optional<cost::CostSpec> cost;  // `cost:`, with the price list's figures filled in
+  std::optional<PlanSpec> plan;        // `plan:`, what `fathom plan` searches
   std::string output_json;             // `output.json` (a path, relative to the scenario's folder)
   std::string output_trace;            // `output.trace`
   coll::CollectiveParams collectives;

@@ -240,6 +240,13 @@ void ListReader::fail(std::string expected, std::string hint) const {
 // ---------------------------------------------------------------------------------------------
 // MapReader
 
+std::vector<std::string> MapReader::keys() const {
+  std::vector<std::string> out;
+  out.reserve(entries_.size());
+  for (const Entry& e : entries_) out.push_back(e.key);
+  return out;
+}
+
 MapReader::MapReader(std::shared_ptr<const Origin> origin, YAML::Node node, std::string path, YAML::Mark mark,
                      bool null_is_empty)
     : origin_(std::move(origin)), path_(std::move(path)), mark_(mark) {

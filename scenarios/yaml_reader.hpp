@@ -156,6 +156,8 @@ class MapReader {
   void declare(std::initializer_list<std::string_view> keys);
   // Whether the key is present; declares it, but does not count as reading it.
   bool has(std::string_view key);
+  // The keys present, in file order (for a mapping whose keys are data, such as plan.vary).
+  std::vector<std::string> keys() const;
   // The key's value, counted as read; nullopt when absent.
   std::optional<ValueReader> find(std::string_view key);
   // The key's value, counted as read; a missing key is an error expecting `what`.

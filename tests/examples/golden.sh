@@ -22,6 +22,8 @@ report() {
   local file="$1"
   if grep -qE '^  kind: nccl-tests' "$file"; then
     "$fathom" nccl-tests "$file"
+  elif grep -qE '^plan:' "$file"; then
+    "$fathom" plan "$file" --threads 2
   else
     "$fathom" simulate "$file"
   fi

@@ -1,0 +1,82 @@
+// `fathom plan SCENARIO`: searches the scenario's `plan:` (docs/plan.md) and ranks what meets
+// its constraints.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/outputs.hpp"
+#include "cli/scenario_options.hpp"
+#include "cli/terminal_output.hpp"
+#include "plan/plan_report.hpp"
+#include "plan/planner.hpp"
+#include "report/output_file.hpp"
+#include "scenarios/user_catalogs.hpp"
+
+namespace fathom::cli {
+
+namespace {
+
+struct PlanCommandOptions {
+  ScenarioOptions scenario;
+  std::string output;  // -o: the ranking
+  std::string csv;     // --csv: every candidate
+  int threads = 0;     // 0: every core
+  int top = 0;         // 0: the scenario's plan.top
+};
+
+void run_plan_command(const PlanCommandOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  Outputs outputs{{"-o", o.output}, {"--csv", o.csv}};
+  const scenario::Scenario s = load(o.scenario);
+  note_loaded(s);
+  if (!s.plan) {
+    throw scenario::ScenarioError({s.file, 1, 1}, "plan", "a plan: section saying what to vary", "none",
+                                  "see docs/plan.md");
+  }
+  plan::PlanOptions options;
+  options.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Progress on a terminal only: a log or a pipe gets the result alone.
+  const bool show_progress = !quiet() && isatty(STDERR_FILENO) != 0;
+  if (show_progress) {
+    options.progress = [](std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "\rfathom: plan: %zu of %zu candidates evaluated", done, total);
+      if (done == total) std::fprintf(stderr, "\n");
+    };
+  }
+  const plan::PlanResult result = plan::run_plan(o.scenario.file, o.scenario.overrides, options);
+  const int top = o.top > 0 ? o.top : s.plan->top;
+  outputs.report(o.output, report::is_stdout(o.csv),
+                 [&](std::FILE* out) { plan::write_plan_summary(out, result, top); });
+  if (!o.csv.empty()) outputs.file(o.csv, [&](std::ostream& out) { plan::write_plan_csv(out, result); });
+  outputs.commit();
+  if (!quiet()) {
+    print_wall_clock(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app) {
+  auto options = std::make_shared<PlanCommandOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("plan", "search the scenario's plan: the candidates that meet its constraints, ranked");
+  add_scenario_options(*cmd, options->scenario);
+  cmd->add_option("-o,--output", options->output, "write the ranking to this file instead of standard output");
+  cmd->add_option("--csv", options->csv, "write every candidate, its status and figures (CSV; - for standard output)");
+  cmd->add_option("--threads", options->threads, "threads to evaluate candidates on (default: every core)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--top", options->top, "how many of the best to print (default: plan.top)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->callback([options] {
+    const scenario::ScopedCatalogs catalogs(catalog_folders());
+    run_plan_command(*options);
+  });
+}
+
+}  // namespace fathom::cli

@@ -1,0 +1,152 @@
+#include "plan/plan_report.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "report/training/training_labels.hpp"
+
+namespace fathom::plan {
+
+namespace {
+
+std::string duration_text(double s) {
+  char buf[32];
+  if (s >= 86400) {
+    std::snprintf(buf, sizeof buf, "%.2f d", s / 86400);
+  } else if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%.2f h", s / 3600);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  }
+  return buf;
+}
+
+std::string usd_text(double usd) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, usd >= 1e6 ? "$%.4gM" : "$%.4gk", usd >= 1e6 ? usd / 1e6 : usd / 1e3);
+  return buf;
+}
+
+std::string values_text(const PlanResult& r, const Evaluated& e) {
+  std::string s;
+  for (std::size_t i = 0; i < r.axes.size(); ++i) s += (i ? ", " : "") + r.axes[i] + " " + e.values[i];
+  return s;
+}
+
+// A CSV field: quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
+  std::map<Status, std::size_t> counts;
+  for (const Evaluated& e : r.candidates) ++counts[e.status];
+  std::fprintf(out, "plan: %zu candidates (objective: %s)\n", r.candidates.size(),
+               std::string(scenario::objective_name(r.objective)).c_str());
+  for (const auto& [status, n] : counts) {
+    std::fprintf(out, "  %-16s %zu\n", std::string(status_name(status)).c_str(), n);
+  }
+  if (r.ranking.empty()) {
+    std::fprintf(out, "\nno candidate meets every constraint\n");
+  } else {
+    const bool priced = r.candidates[r.ranking.front()].priced;
+    const std::size_t shown = std::min(r.ranking.size(), static_cast<std::size_t>(top));
+    int width = 9;
+    for (std::size_t k = 0; k < shown; ++k) {
+      width = std::max(width, static_cast<int>(values_text(r, r.candidates[r.ranking[k]]).size()));
+    }
+    std::fprintf(out, "\n  %4s  %-*s %6s %12s %14s %6s", "rank", width, "candidate", "GPUs", "step", "time to train",
+                 "MFU");
+    if (priced) std::fprintf(out, " %10s %10s", "capex", "run cost");
+    std::fprintf(out, "\n");
+    for (std::size_t k = 0; k < shown; ++k) {
+      const Evaluated& e = r.candidates[r.ranking[k]];
+      std::fprintf(out, "  %4zu  %-*s %6d %12s %14s %5.1f%%", k + 1, width, values_text(r, e).c_str(), e.gpus,
+                   duration_text(e.step_s).c_str(),
+                   e.time_to_train_s > 0 ? duration_text(e.time_to_train_s).c_str() : "-", 100 * e.mfu);
+      if (priced) std::fprintf(out, " %10s %10s", usd_text(e.capex_usd).c_str(), usd_text(e.usd_per_run).c_str());
+      std::fprintf(out, "\n");
+    }
+    // Why the best wins: its step beside the runner-up's and beside the best candidate that a
+    // constraint (deadline, budget, power) rejected.
+    const Evaluated& best = r.candidates[r.ranking.front()];
+    const Evaluated* runner_up = r.ranking.size() > 1 ? &r.candidates[r.ranking[1]] : nullptr;
+    const Evaluated* rejected = nullptr;
+    for (const Evaluated& e : r.candidates) {
+      if (!e.simulated() || e.status == Status::kFeasible) continue;
+      if (rejected == nullptr || objective_value(e, r.objective) < objective_value(*rejected, r.objective)) {
+        rejected = &e;
+      }
+    }
+    std::fprintf(out, "\nbest: %s\n", values_text(r, best).c_str());
+    if (runner_up) std::fprintf(out, "  runner-up: %s\n", values_text(r, *runner_up).c_str());
+    if (rejected) {
+      std::fprintf(out, "  best rejected: %s (%s: %s)\n", values_text(r, *rejected).c_str(),
+                   std::string(status_name(rejected->status)).c_str(), rejected->reason.c_str());
+    }
+    std::fprintf(out, "  %-34s %12s", "step, seconds", "best");
+    if (runner_up) std::fprintf(out, " %12s", "runner-up");
+    if (rejected) std::fprintf(out, " %14s", "best rejected");
+    std::fprintf(out, "\n");
+    const auto rows = report::components(best.breakdown);
+    const auto rows_up = runner_up ? report::components(runner_up->breakdown) : rows;
+    const auto rows_rejected = rejected ? report::components(rejected->breakdown) : rows;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      std::fprintf(out, "  %-34s %12.4f", rows[i].label, rows[i].seconds);
+      if (runner_up) std::fprintf(out, " %12.4f", rows_up[i].seconds);
+      if (rejected) std::fprintf(out, " %14.4f", rows_rejected[i].seconds);
+      std::fprintf(out, "\n");
+    }
+    std::fprintf(out, "  %-34s %12.4f", "total", best.step_s);
+    if (runner_up) std::fprintf(out, " %12.4f", runner_up->step_s);
+    if (rejected) std::fprintf(out, " %14.4f", rejected->step_s);
+    std::fprintf(out, "\n");
+  }
+  // The first candidate of each kind of rejection, with why.
+  std::map<Status, const Evaluated*> first;
+  for (const Evaluated& e : r.candidates) {
+    if (e.status != Status::kFeasible && first.find(e.status) == first.end()) first[e.status] = &e;
+  }
+  if (!first.empty()) std::fprintf(out, "\nrejected, the first of each kind:\n");
+  for (const auto& [status, e] : first) {
+    std::fprintf(out, "  %s: %s: %s\n", std::string(status_name(status)).c_str(), values_text(r, *e).c_str(),
+                 e->reason.c_str());
+  }
+}
+
+void write_plan_csv(std::ostream& out, const PlanResult& r) {
+  std::vector<std::string> rank(r.candidates.size());
+  for (std::size_t k = 0; k < r.ranking.size(); ++k) rank[r.ranking[k]] = std::to_string(k + 1);
+  out << "index,rank";
+  for (const auto& a : r.axes) out << "," << csv_field(a);
+  out << ",status,reason,nodes,gpus,dp,step_s,time_to_train_s,mfu,tokens_per_s,peak_memory_bytes,capex_usd,"
+         "usd_per_run,facility_power_w\n";
+  for (const Evaluated& e : r.candidates) {
+    out << e.index << "," << rank[e.index];
+    for (const auto& v : e.values) out << "," << csv_field(v);
+    std::string reason = e.reason;
+    for (char& c : reason) {
+      if (c == '\n') c = ' ';
+    }
+    out << "," << status_name(e.status) << "," << csv_field(reason) << "," << e.nodes << "," << e.gpus << "," << e.dp
+        << "," << number(e.step_s) << "," << number(e.time_to_train_s) << "," << number(e.mfu) << ","
+        << number(e.tokens_per_s) << "," << number(e.peak_memory_bytes) << "," << number(e.capex_usd) << ","
+        << number(e.usd_per_run) << "," << number(e.facility_power_w) << "\n";
+  }
+}
+
+}  // namespace fathom::plan

@@ -1,0 +1,204 @@
+#include "plan/planner.hpp"
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include "report/training/training_report.hpp"
+
+namespace fathom::plan {
+
+namespace {
+
+std::string gib_text(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
+  return buf;
+}
+
+std::string duration_days(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f days", s / 86400);
+  return buf;
+}
+
+// A loaded candidate, or why it could not be loaded.
+struct Loaded {
+  std::optional<scenario::Scenario> scenario;
+  std::string error;
+};
+
+Loaded load_candidate(const std::string& file, std::vector<std::string> overrides,
+                      const std::vector<std::string>& assignments) {
+  overrides.insert(overrides.end(), assignments.begin(), assignments.end());
+  Loaded l;
+  try {
+    l.scenario = scenario::load_scenario(file, overrides);
+  } catch (const std::exception& e) {
+    l.error = e.what();
+  }
+  return l;
+}
+
+void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, Evaluated& e) {
+  e.nodes = s.cluster.nodes;
+  e.gpus = s.training.gpus;
+  e.dp = s.training.parallel.dp;
+  report::TrainingReport r;
+  try {
+    r = report::evaluate_training(s);
+  } catch (const std::exception& error) {
+    e.status = Status::kInvalid;
+    e.reason = error.what();
+    return;
+  }
+  const train::TrainingResult& t = r.result;
+  e.peak_memory_bytes = t.memory.peak_bytes;
+  if (!r.fits()) {
+    e.status = Status::kOutOfMemory;
+    e.reason = gib_text(t.memory.peak_bytes) + " on stage " + std::to_string(t.memory.peak_stage) + " of " +
+               gib_text(t.memory.capacity_bytes);
+    return;
+  }
+  e.step_s = t.step_seconds;
+  e.time_to_train_s = t.time_to_train_s;
+  e.mfu = t.mfu;
+  e.tokens_per_s = t.tokens_per_s;
+  e.breakdown = t.breakdown;
+  if (r.cost) {
+    e.priced = true;
+    e.capex_usd = r.cost->capex_usd;
+    e.usd_per_run = r.cost->usd_per_run;
+    e.facility_power_w = r.cost->power_w_facility;
+    e.usd_per_gpu_hour = r.cost->usd_per_gpu_hour;
+  }
+  e.status = Status::kFeasible;
+  if (plan.deadline_s && e.time_to_train_s > *plan.deadline_s) {
+    e.status = Status::kMissesDeadline;
+    e.reason = duration_days(e.time_to_train_s) + " to train, deadline " + duration_days(*plan.deadline_s);
+  } else if (plan.budget_usd && e.capex_usd > *plan.budget_usd) {
+    e.status = Status::kOverBudget;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "capex $%.4gM over the budget of $%.4gM", e.capex_usd / 1e6, *plan.budget_usd / 1e6);
+    e.reason = buf;
+  } else if (plan.power_w && e.facility_power_w > *plan.power_w) {
+    e.status = Status::kOverPower;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.4g MW facility power over the limit of %.4g MW", e.facility_power_w / 1e6,
+                  *plan.power_w / 1e6);
+    e.reason = buf;
+  }
+}
+
+}  // namespace
+
+std::string_view status_name(Status status) {
+  switch (status) {
+    case Status::kFeasible:
+      return "feasible";
+    case Status::kInvalid:
+      return "invalid";
+    case Status::kOutOfMemory:
+      return "out of memory";
+    case Status::kMissesDeadline:
+      return "misses deadline";
+    case Status::kOverBudget:
+      return "over budget";
+    case Status::kOverPower:
+      return "over power";
+  }
+  return "invalid";
+}
+
+std::vector<std::vector<std::string>> candidate_overrides(const scenario::PlanSpec& plan) {
+  std::vector<std::vector<std::string>> out{{}};
+  for (const scenario::PlanAxis& axis : plan.vary) {
+    std::vector<std::vector<std::string>> next;
+    next.reserve(out.size() * axis.values.size());
+    for (const auto& prefix : out) {
+      for (const std::string& v : axis.values) {
+        next.push_back(prefix);
+        next.back().push_back(axis.key + "=" + v);
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+double objective_value(const Evaluated& e, scenario::PlanObjective objective) {
+  switch (objective) {
+    case scenario::PlanObjective::kCost:
+      return e.usd_per_run;
+    case scenario::PlanObjective::kMfu:
+      return -e.mfu;
+    case scenario::PlanObjective::kNodes:
+      return e.nodes;
+    case scenario::PlanObjective::kTime:
+      break;
+  }
+  return e.time_to_train_s > 0 ? e.time_to_train_s : e.step_s;
+}
+
+PlanResult run_plan(const std::string& file, const std::vector<std::string>& overrides, const PlanOptions& options) {
+  const scenario::Scenario base = scenario::load_scenario(file, overrides);
+  if (!base.plan) {
+    throw scenario::ScenarioError({file, 1, 1}, "plan", "a plan: section saying what to vary", "none",
+                                  "see docs/plan.md");
+  }
+  const scenario::PlanSpec& plan = *base.plan;
+  PlanResult result;
+  result.objective = plan.objective;
+  for (const auto& axis : plan.vary) result.axes.push_back(axis.name);
+  const std::vector<std::vector<std::string>> combos = candidate_overrides(plan);
+  result.candidates.resize(combos.size());
+  for (std::size_t i = 0; i < combos.size(); ++i) {
+    Evaluated& e = result.candidates[i];
+    e.index = i;
+    for (const std::string& a : combos[i]) e.values.push_back(a.substr(a.find('=') + 1));
+  }
+
+  // Batches: loaded on this thread (the loader's catalog scope is process-wide), evaluated in
+  // parallel, each candidate into its own slot, so that the result is the same on any threads.
+  tbb::task_arena arena(std::max(1, options.threads));
+  const std::size_t batch = 32 * static_cast<std::size_t>(std::max(1, options.threads));
+  for (std::size_t begin = 0; begin < combos.size(); begin += batch) {
+    const std::size_t end = std::min(combos.size(), begin + batch);
+    std::vector<Loaded> loaded;
+    loaded.reserve(end - begin);
+    for (std::size_t i = begin; i < end; ++i) loaded.push_back(load_candidate(file, overrides, combos[i]));
+    arena.execute([&] {
+      tbb::parallel_for(begin, end, [&](std::size_t i) {
+        Evaluated& e = result.candidates[i];
+        const Loaded& l = loaded[i - begin];
+        if (!l.scenario) {
+          e.status = Status::kInvalid;
+          e.reason = l.error;
+          return;
+        }
+        evaluate(*l.scenario, plan, e);
+      });
+    });
+    if (options.progress) options.progress(end, combos.size());
+  }
+
+  for (const Evaluated& e : result.candidates) {
+    if (e.status == Status::kFeasible) result.ranking.push_back(e.index);
+  }
+  std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](std::size_t a, std::size_t b) {
+    const Evaluated& x = result.candidates[a];
+    const Evaluated& y = result.candidates[b];
+    const double vx = objective_value(x, plan.objective);
+    const double vy = objective_value(y, plan.objective);
+    if (vx != vy) return vx < vy;
+    // Ties (the same node count, say) go to the faster run.
+    return objective_value(x, scenario::PlanObjective::kTime) < objective_value(y, scenario::PlanObjective::kTime);
+  });
+  return result;
+}
+
+}  // namespace fathom::plan

@@ -1,0 +1,75 @@
+// `fathom plan`'s search (docs/plan.md): every combination of the scenario's `plan.vary` values
+// is a candidate scenario (the file with those keys set, as --set would), loaded and checked by
+// the scenario loader, pruned by memory before any step is simulated, evaluated by the report
+// layer with the full step model (and the cost model when the scenario prices its cluster),
+// held to the plan's constraints and ranked by its objective. Evaluation runs on `threads`
+// threads; the result does not depend on how many.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/workloads/training/step_model.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace fathom::plan {
+
+enum class Status {
+  kFeasible,
+  kInvalid,         // the scenario loader or the step model refused the combination
+  kOutOfMemory,     // a rank's memory exceeds its HBM: not simulated
+  kMissesDeadline,  // the run takes longer than plan.deadline
+  kOverBudget,      // capex above plan.budget
+  kOverPower,       // facility power above plan.power
+};
+
+std::string_view status_name(Status status);
+
+struct Evaluated {
+  std::size_t index = 0;            // in candidate order (the last axis fastest)
+  std::vector<std::string> values;  // one per axis
+  Status status = Status::kInvalid;
+  std::string reason;  // why it is not feasible, in words
+  int nodes = 0;
+  int gpus = 0;
+  int dp = 0;
+  double step_s = 0;
+  double time_to_train_s = 0;  // 0 without workload.tokens
+  double mfu = 0;
+  double tokens_per_s = 0;
+  double peak_memory_bytes = 0;
+  train::StepBreakdown breakdown;
+  bool priced = false;  // the scenario has cost:
+  double capex_usd = 0;
+  double usd_per_run = 0;
+  double facility_power_w = 0;
+  double usd_per_gpu_hour = 0;
+  bool simulated() const { return status != Status::kInvalid && status != Status::kOutOfMemory; }
+};
+
+struct PlanResult {
+  std::vector<std::string> axes;      // the axes' names, as written under vary:
+  std::vector<Evaluated> candidates;  // every candidate, in candidate order
+  std::vector<std::size_t> ranking;   // the feasible ones, best first
+  scenario::PlanObjective objective = scenario::PlanObjective::kTime;
+};
+
+struct PlanOptions {
+  int threads = 1;
+  // Called after each evaluated candidate with (done, total), from the calling thread only.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+// The candidates' --set assignments, in candidate order.
+std::vector<std::vector<std::string>> candidate_overrides(const scenario::PlanSpec& plan);
+
+// Runs the plan of the scenario `file` (loaded with `overrides`, which must give it a plan:).
+PlanResult run_plan(const std::string& file, const std::vector<std::string>& overrides, const PlanOptions& options);
+
+// The objective's figure for a simulated candidate: lower is better.
+double objective_value(const Evaluated& e, scenario::PlanObjective objective);
+
+}  // namespace fathom::plan

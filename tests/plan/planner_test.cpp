@@ -1,0 +1,217 @@
+// fathom plan's search: the candidates are the product of the plan's axes, each evaluated
+// exactly as `fathom simulate` would evaluate the scenario with those keys set, ranked by the
+// objective, the same on one thread or two; the plan section's errors are located.
+#include "plan/planner.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "plan/plan_report.hpp"
+#include "report/training/training_report.hpp"
+
+namespace {
+
+using fathom::plan::Evaluated;
+using fathom::plan::PlanOptions;
+using fathom::plan::PlanResult;
+using fathom::plan::run_plan;
+using fathom::plan::Status;
+
+std::string write_scenario(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "fathom-plan-tests";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// Llama 3 8B on 4 DGX H100 (32 GPUs), priced, with `plan` appended.
+std::string scenario_with(const std::string& plan) {
+  return "cluster:\n"
+         "  nodes: 4\n"
+         "  node: dgx-h100\n"
+         "  fabric:\n"
+         "    kind: rail-optimised\n"
+         "    tiers: 2\n"
+         "    radix: 64\n"
+         "    links:\n"
+         "      - {bandwidth: 400Gbps, latency: 1us}\n"
+         "      - {bandwidth: 400Gbps, latency: 1us}\n"
+         "workload:\n"
+         "  kind: training\n"
+         "  model: llama3-8b\n"
+         "  sequence: 4096\n"
+         "  global_batch: 64\n"
+         "  tokens: 1e10\n"
+         "  parallel: {tp: 8}\n"
+         "cost: {}\n" +
+         plan;
+}
+
+const char* kPlan =
+    "plan:\n"
+    "  vary:\n"
+    "    nodes: [2, 4]\n"
+    "    tp: [1, 2, 4, 8]\n"
+    "    pp: [1, 3, 4]\n"
+    "    micro_batch: [1, 2]\n";
+
+std::string csv_of(const PlanResult& r) {
+  std::ostringstream out;
+  fathom::plan::write_plan_csv(out, r);
+  return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("plan: the candidates are every combination of the axes, the last fastest") {
+  const std::string file = write_scenario("grid.yaml", scenario_with(kPlan));
+  const auto s = fathom::scenario::load_scenario(file);
+  REQUIRE(s.plan.has_value());
+  const auto combos = fathom::plan::candidate_overrides(*s.plan);
+  REQUIRE(combos.size() == 2 * 4 * 3 * 2);
+  CHECK(combos.front() == std::vector<std::string>{"cluster.nodes=2", "workload.parallel.tp=1",
+                                                   "workload.parallel.pp=1", "workload.micro_batch=1"});
+  CHECK(combos[1] == std::vector<std::string>{"cluster.nodes=2", "workload.parallel.tp=1", "workload.parallel.pp=1",
+                                              "workload.micro_batch=2"});
+  CHECK(combos.back() == std::vector<std::string>{"cluster.nodes=4", "workload.parallel.tp=8", "workload.parallel.pp=4",
+                                                  "workload.micro_batch=2"});
+}
+
+TEST_CASE("plan: each candidate is what fathom simulate gives with its keys set, ranked by the objective") {
+  const std::string file = write_scenario("grid.yaml", scenario_with(kPlan));
+  PlanOptions options;
+  options.threads = 2;
+  std::size_t last_done = 0;
+  options.progress = [&](std::size_t done, std::size_t total) {
+    CHECK(done > last_done);
+    CHECK(total == 48);
+    last_done = done;
+  };
+  const PlanResult r = run_plan(file, {}, options);
+  CHECK(last_done == 48);
+  REQUIRE(r.candidates.size() == 48);
+  CHECK(r.axes == std::vector<std::string>{"nodes", "tp", "pp", "micro_batch"});
+  const auto combos = fathom::plan::candidate_overrides(*fathom::scenario::load_scenario(file).plan);
+  std::size_t feasible = 0;
+  std::size_t invalid = 0;
+  std::size_t out_of_memory = 0;
+  for (const Evaluated& e : r.candidates) {
+    CAPTURE(e.index);
+    if (e.values[2] == "3") {
+      CHECK(e.status == Status::kInvalid);
+      CHECK(e.reason.find("workload.gpus: expected a multiple of tp * pp * cp") != std::string::npos);
+    }
+    if (e.status == Status::kOutOfMemory) ++out_of_memory;
+    if (e.status == Status::kInvalid) {
+      ++invalid;
+      CHECK_FALSE(e.reason.empty());
+      continue;
+    }
+    // Evaluated on its own, the candidate gives the same figures to the bit.
+    const auto alone = fathom::scenario::load_scenario(file, combos[e.index]);
+    const auto report = fathom::report::evaluate_training(alone);
+    CHECK(e.nodes == alone.cluster.nodes);
+    if (e.status == Status::kOutOfMemory) {
+      CHECK_FALSE(report.fits());
+      continue;
+    }
+    REQUIRE(report.fits());
+    ++feasible;
+    CHECK(e.step_s == report.result.step_seconds);
+    CHECK(e.time_to_train_s == report.result.time_to_train_s);
+    CHECK(e.capex_usd == report.cost->capex_usd);
+  }
+  // pp 3 never divides the GPUs (16 or 32) and is refused by the loader, with its reason; tp 1
+  // on 2 nodes does not fit in memory; the rest run.
+  CHECK(invalid >= 16);
+  CHECK(out_of_memory > 0);
+  CHECK(feasible > 0);
+  REQUIRE(r.ranking.size() == feasible);
+  // Ranked by time to train, best first; no feasible candidate beats the first.
+  for (std::size_t k = 1; k < r.ranking.size(); ++k) {
+    CHECK(r.candidates[r.ranking[k - 1]].time_to_train_s <= r.candidates[r.ranking[k]].time_to_train_s);
+  }
+}
+
+TEST_CASE("plan: the same result on one thread or two, to the byte") {
+  const std::string file = write_scenario("grid.yaml", scenario_with(kPlan));
+  PlanOptions one;
+  one.threads = 1;
+  PlanOptions two;
+  two.threads = 2;
+  const PlanResult a = run_plan(file, {}, one);
+  const PlanResult b = run_plan(file, {}, two);
+  CHECK(csv_of(a) == csv_of(b));
+  CHECK(a.ranking == b.ranking);
+}
+
+TEST_CASE("plan: a deadline rejects the slow, objective nodes ranks the fewest first, ties by time") {
+  const std::string file =
+      write_scenario("deadline.yaml", scenario_with("plan:\n  vary:\n    nodes: [1, 2, 4]\n    micro_batch: [1, 2]\n"
+                                                    "  objective: nodes\n"));
+  const PlanResult open = run_plan(file, {}, {});
+  REQUIRE(open.ranking.size() >= 3);
+  // The fastest run of all sets a deadline that only some meet.
+  double fastest = 1e300;
+  double slowest = 0;
+  for (std::size_t i : open.ranking) {
+    fastest = std::min(fastest, open.candidates[i].time_to_train_s);
+    slowest = std::max(slowest, open.candidates[i].time_to_train_s);
+  }
+  CHECK(open.candidates[open.ranking.front()].nodes == 1);
+  for (std::size_t k = 1; k < open.ranking.size(); ++k) {
+    const Evaluated& x = open.candidates[open.ranking[k - 1]];
+    const Evaluated& y = open.candidates[open.ranking[k]];
+    CHECK((x.nodes < y.nodes || (x.nodes == y.nodes && x.time_to_train_s <= y.time_to_train_s)));
+  }
+  const double deadline_s = (fastest + slowest) / 2;
+  const PlanResult held = run_plan(file, {"plan.deadline=" + std::to_string(deadline_s) + "s"}, {});
+  for (const Evaluated& e : held.candidates) {
+    if (!e.simulated()) continue;
+    CHECK((e.status == Status::kMissesDeadline) == (e.time_to_train_s > deadline_s));
+  }
+  CHECK(held.ranking.size() < open.ranking.size());
+  CHECK_FALSE(held.ranking.empty());
+  const std::string summary = [&] {
+    char* buffer = nullptr;
+    std::size_t size = 0;
+    std::FILE* f = open_memstream(&buffer, &size);
+    fathom::plan::write_plan_summary(f, held, 3);
+    std::fclose(f);
+    std::string text(buffer, size);
+    std::free(buffer);
+    return text;
+  }();
+  CHECK(summary.find("misses deadline") != std::string::npos);
+  CHECK(summary.find("best: nodes ") != std::string::npos);
+  CHECK(summary.find("best rejected:") != std::string::npos);
+}
+
+TEST_CASE("plan: the section's errors name the key") {
+  auto error_of = [](const std::string& plan) {
+    try {
+      fathom::scenario::load_scenario(write_scenario("bad.yaml", scenario_with(plan)));
+    } catch (const fathom::scenario::ScenarioError& e) {
+      return e.key_path();
+    }
+    return std::string("(loaded)");
+  };
+  CHECK(error_of("plan:\n  vary: {tpp: [1, 2]}\n") == "plan.vary.tpp");
+  CHECK(error_of("plan:\n  vary: {tp: []}\n") == "plan.vary.tp");
+  CHECK(error_of("plan:\n  vary: {nodes: {from: 8, to: 4}}\n") == "plan.vary.nodes.to");
+  CHECK(error_of("plan:\n  vary: {}\n") == "plan.vary");
+  CHECK(error_of("plan:\n  vary: {tp: [1]}\n  objective: fastest\n") == "plan.objective");
+  CHECK(error_of("plan:\n  vary: {tp: [1]}\n  deadline: soon\n") == "plan.deadline");
+  CHECK(error_of("plan:\n  vary: {tp: [1]}\n  budget: 5e6\n") == "plan.budget");
+  CHECK(error_of("plan:\n  vary: {tp: [1]}\n  speed: 3\n") == "plan.speed");
+  // A range expands, `to` included.
+  const auto s = fathom::scenario::load_scenario(
+      write_scenario("range.yaml", scenario_with("plan:\n  vary: {nodes: {from: 2, to: 8, step: 3}}\n")));
+  CHECK(s.plan->vary[0].values == std::vector<std::string>{"2", "5", "8"});
+}
