@@ -93,6 +93,14 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
       }
     }
     std::fprintf(out, "\nbest: %s\n", values_text(r, best).c_str());
+    const Evaluated& w = r.as_written;
+    if (r.as_written_rank > 0) {
+      std::fprintf(out, "  as written: %s ranks %zu of %zu feasible (step %s, %.1f%% MFU)\n", values_text(r, w).c_str(),
+                   r.as_written_rank, r.ranking.size(), duration_text(w.step_s).c_str(), 100 * w.mfu);
+    } else {
+      std::fprintf(out, "  as written: %s is %s: %s\n", values_text(r, w).c_str(),
+                   std::string(status_name(w.status)).c_str(), w.reason.c_str());
+    }
     if (runner_up) std::fprintf(out, "  runner-up: %s\n", values_text(r, *runner_up).c_str());
     if (rejected) {
       std::fprintf(out, "  best rejected: %s (%s: %s)\n", values_text(r, *rejected).c_str(),

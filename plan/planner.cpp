@@ -144,6 +144,14 @@ double objective_value(const Evaluated& e, scenario::PlanObjective objective) {
   return e.time_to_train_s > 0 ? e.time_to_train_s : e.step_s;
 }
 
+bool ranks_before(const Evaluated& x, const Evaluated& y, scenario::PlanObjective objective) {
+  const double vx = objective_value(x, objective);
+  const double vy = objective_value(y, objective);
+  if (vx != vy) return vx < vy;
+  // Ties (the same node count, say) go to the faster run.
+  return objective_value(x, scenario::PlanObjective::kTime) < objective_value(y, scenario::PlanObjective::kTime);
+}
+
 PlanResult run_plan(const std::string& file, const std::vector<std::string>& overrides, const PlanOptions& options) {
   const scenario::Scenario base = scenario::load_scenario(file, overrides);
   if (!base.plan) {
@@ -190,14 +198,23 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
     if (e.status == Status::kFeasible) result.ranking.push_back(e.index);
   }
   std::stable_sort(result.ranking.begin(), result.ranking.end(), [&](std::size_t a, std::size_t b) {
-    const Evaluated& x = result.candidates[a];
-    const Evaluated& y = result.candidates[b];
-    const double vx = objective_value(x, plan.objective);
-    const double vy = objective_value(y, plan.objective);
-    if (vx != vy) return vx < vy;
-    // Ties (the same node count, say) go to the faster run.
-    return objective_value(x, scenario::PlanObjective::kTime) < objective_value(y, scenario::PlanObjective::kTime);
+    return ranks_before(result.candidates[a], result.candidates[b], plan.objective);
   });
+
+  // The scenario as written, where it stands among them.
+  Evaluated& w = result.as_written;
+  for (const auto& axis : plan.vary) {
+    const auto it = base.written.find(axis.key);
+    w.values.push_back(it != base.written.end() ? it->second : "default");
+  }
+  evaluate(base, plan, w);
+  if (w.status == Status::kFeasible) {
+    w.index = result.candidates.size();
+    result.as_written_rank = 1;
+    for (std::size_t i : result.ranking) {
+      if (ranks_before(result.candidates[i], w, plan.objective)) ++result.as_written_rank;
+    }
+  }
   return result;
 }
 

@@ -55,6 +55,12 @@ struct PlanResult {
   std::vector<Evaluated> candidates;  // every candidate, in candidate order
   std::vector<std::size_t> ranking;   // the feasible ones, best first
   scenario::PlanObjective objective = scenario::PlanObjective::kTime;
+  // The scenario as written, evaluated as a candidate: its values are what the file (and the
+  // command's --set) give each axis's key, "default" where neither does. Its rank is where it
+  // would stand among the feasible candidates (1 = at least as good as every one); 0 when it is
+  // not feasible itself.
+  Evaluated as_written;
+  std::size_t as_written_rank = 0;
 };
 
 struct PlanOptions {
@@ -71,5 +77,8 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
 
 // The objective's figure for a simulated candidate: lower is better.
 double objective_value(const Evaluated& e, scenario::PlanObjective objective);
+
+// Whether `a` ranks before `b`: the objective, then the faster run (the index breaks the rest).
+bool ranks_before(const Evaluated& a, const Evaluated& b, scenario::PlanObjective objective);
 
 }  // namespace fathom::plan

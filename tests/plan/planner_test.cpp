@@ -133,6 +133,16 @@ TEST_CASE("plan: each candidate is what fathom simulate gives with its keys set,
   CHECK(out_of_memory > 0);
   CHECK(feasible > 0);
   REQUIRE(r.ranking.size() == feasible);
+  // The scenario as written (4 nodes, tp 8, pp and micro-batch left at their defaults of 1) is
+  // candidate (4, 8, 1, 1), and ranks where that candidate does.
+  CHECK(r.as_written.values == std::vector<std::string>{"4", "8", "default", "default"});
+  const auto twin = std::find_if(r.candidates.begin(), r.candidates.end(), [](const Evaluated& e) {
+    return e.values == std::vector<std::string>{"4", "8", "1", "1"};
+  });
+  REQUIRE(twin != r.candidates.end());
+  CHECK(twin->step_s == r.as_written.step_s);
+  const auto twin_rank = std::find(r.ranking.begin(), r.ranking.end(), twin->index) - r.ranking.begin() + 1;
+  CHECK(r.as_written_rank == static_cast<std::size_t>(twin_rank));
   // Ranked by time to train, best first; no feasible candidate beats the first.
   for (std::size_t k = 1; k < r.ranking.size(); ++k) {
     CHECK(r.candidates[r.ranking[k - 1]].time_to_train_s <= r.candidates[r.ranking[k]].time_to_train_s);
