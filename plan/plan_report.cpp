@@ -55,8 +55,10 @@ std::string number(double v) {
 void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
   std::map<Status, std::size_t> counts;
   for (const Evaluated& e : r.candidates) ++counts[e.status];
-  std::fprintf(out, "plan: %zu candidates (objective: %s)\n", r.candidates.size(),
-               std::string(scenario::objective_name(r.objective)).c_str());
+  std::string objectives;
+  for (auto o : r.objectives) objectives += (objectives.empty() ? "" : ", ") + std::string(scenario::objective_name(o));
+  std::fprintf(out, "plan: %zu candidates (%s: %s)\n", r.candidates.size(),
+               r.objectives.size() > 1 ? "objectives" : "objective", objectives.c_str());
   for (const auto& [status, n] : counts) {
     std::fprintf(out, "  %-16s %zu\n", std::string(status_name(status)).c_str(), n);
   }
@@ -124,6 +126,18 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
     if (rejected) std::fprintf(out, " %14.4f", rejected->step_s);
     std::fprintf(out, "\n");
   }
+  if (!r.pareto.empty()) {
+    std::fprintf(out, "\nPareto front (%s): %zu candidates, none beaten on one objective without losing on another\n",
+                 objectives.c_str(), r.pareto.size());
+    for (std::size_t i : r.pareto) {
+      const Evaluated& e = r.candidates[i];
+      std::fprintf(out, "  %s: step %s, time to train %s, MFU %.1f%%", values_text(r, e).c_str(),
+                   duration_text(e.step_s).c_str(),
+                   e.time_to_train_s > 0 ? duration_text(e.time_to_train_s).c_str() : "-", 100 * e.mfu);
+      if (e.priced) std::fprintf(out, ", run cost %s", usd_text(e.usd_per_run).c_str());
+      std::fprintf(out, "\n");
+    }
+  }
   // The first candidate of each kind of rejection, with why.
   std::map<Status, const Evaluated*> first;
   for (const Evaluated& e : r.candidates) {
@@ -139,12 +153,14 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
 void write_plan_csv(std::ostream& out, const PlanResult& r) {
   std::vector<std::string> rank(r.candidates.size());
   for (std::size_t k = 0; k < r.ranking.size(); ++k) rank[r.ranking[k]] = std::to_string(k + 1);
-  out << "index,rank";
+  std::vector<char> pareto(r.candidates.size(), 0);
+  for (std::size_t i : r.pareto) pareto[i] = 1;
+  out << "index,rank,pareto";
   for (const auto& a : r.axes) out << "," << csv_field(a);
   out << ",status,reason,nodes,gpus,dp,step_s,time_to_train_s,mfu,tokens_per_s,peak_memory_bytes,capex_usd,"
          "usd_per_run,facility_power_w\n";
   for (const Evaluated& e : r.candidates) {
-    out << e.index << "," << rank[e.index];
+    out << e.index << "," << rank[e.index] << "," << (pareto[e.index] ? "1" : "");
     for (const auto& v : e.values) out << "," << csv_field(v);
     std::string reason = e.reason;
     for (char& c : reason) {

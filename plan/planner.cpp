@@ -201,6 +201,32 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
     return ranks_before(result.candidates[a], result.candidates[b], plan.objective);
   });
 
+  // The Pareto front of the objectives (quadratic in the feasible candidates: fine for the
+  // thousands a plan holds).
+  result.objectives = plan.objectives;
+  if (plan.objectives.size() >= 2) {
+    const auto dominates = [&](const Evaluated& a, const Evaluated& b) {
+      bool strictly = false;
+      for (scenario::PlanObjective o : plan.objectives) {
+        const double va = objective_value(a, o);
+        const double vb = objective_value(b, o);
+        if (va > vb) return false;
+        strictly = strictly || va < vb;
+      }
+      return strictly;
+    };
+    for (std::size_t i : result.ranking) {
+      bool dominated = false;
+      for (std::size_t j : result.ranking) {
+        if (dominates(result.candidates[j], result.candidates[i])) {
+          dominated = true;
+          break;
+        }
+      }
+      if (!dominated) result.pareto.push_back(i);
+    }
+  }
+
   // The scenario as written, where it stands among them.
   Evaluated& w = result.as_written;
   for (const auto& axis : plan.vary) {

@@ -55,6 +55,10 @@ struct PlanResult {
   std::vector<Evaluated> candidates;  // every candidate, in candidate order
   std::vector<std::size_t> ranking;   // the feasible ones, best first
   scenario::PlanObjective objective = scenario::PlanObjective::kTime;
+  // With two objectives or more: the feasible candidates no other beats on one objective without
+  // losing on another (lower objective_value on all, strictly on one), ordered as ranked.
+  std::vector<scenario::PlanObjective> objectives;
+  std::vector<std::size_t> pareto;
   // The scenario as written, evaluated as a candidate: its values are what the file (and the
   // command's --set) give each axis's key, "default" where neither does. Its rank is where it
   // would stand among the feasible candidates (1 = at least as good as every one); 0 when it is

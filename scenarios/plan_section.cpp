@@ -30,6 +30,9 @@ const std::vector<std::pair<std::string, std::string>>& plan_axis_names() {
   static const std::vector<std::pair<std::string, std::string>> names = {
       {"nodes", "cluster.nodes"},
       {"node", "cluster.node"},
+      {"fabric", "cluster.fabric.kind"},
+      {"tiers", "cluster.fabric.tiers"},
+      {"oversubscription", "cluster.fabric.oversubscription"},
       {"tp", "workload.parallel.tp"},
       {"pp", "workload.parallel.pp"},
       {"cp", "workload.parallel.cp"},
@@ -111,11 +114,26 @@ PlanSpec read_plan_section(MapReader& section, const std::function<void(const Va
   }
   if (auto v = section.find("objective")) {
     note(*v);
-    const std::string o = v->one_of({"time", "cost", "mfu", "nodes"});
-    p.objective = o == "cost"    ? PlanObjective::kCost
-                  : o == "mfu"   ? PlanObjective::kMfu
-                  : o == "nodes" ? PlanObjective::kNodes
-                                 : PlanObjective::kTime;
+    const auto read = [](const ValueReader& word) {
+      const std::string o = word.one_of({"time", "cost", "mfu", "nodes"});
+      return o == "cost"    ? PlanObjective::kCost
+             : o == "mfu"   ? PlanObjective::kMfu
+             : o == "nodes" ? PlanObjective::kNodes
+                            : PlanObjective::kTime;
+    };
+    p.objectives.clear();
+    if (v->is_list()) {
+      const ListReader list = v->list();
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const PlanObjective o = read(list.at(i));
+        if (p.has(o)) list.at(i).fail("each objective once");
+        p.objectives.push_back(o);
+      }
+      if (p.objectives.empty()) v->fail("an objective, or a list of them for a Pareto front");
+    } else {
+      p.objectives.push_back(read(*v));
+    }
+    p.objective = p.objectives.front();
   }
   if (auto v = section.find("top")) {
     note(*v);

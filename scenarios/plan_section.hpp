@@ -2,6 +2,7 @@
 // candidate must meet and what it optimises. A plain config struct; plan/ runs the search.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -30,11 +31,15 @@ enum class PlanObjective {
 };
 
 struct PlanSpec {
-  std::vector<PlanAxis> vary;        // the candidates are every combination, the last axis fastest
-  std::optional<double> deadline_s;  // the run must finish within (needs workload.tokens)
-  std::optional<double> budget_usd;  // capex at most (needs cost:)
-  std::optional<double> power_w;     // facility power at most (needs cost:)
-  PlanObjective objective = PlanObjective::kTime;
+  std::vector<PlanAxis> vary;                      // the candidates are every combination, the last axis fastest
+  std::optional<double> deadline_s;                // the run must finish within (needs workload.tokens)
+  std::optional<double> budget_usd;                // capex at most (needs cost:)
+  std::optional<double> power_w;                   // facility power at most (needs cost:)
+  PlanObjective objective = PlanObjective::kTime;  // ranks the candidates
+  // Every objective given (`objective: [time, cost]`), the ranking one first; two or more give
+  // the Pareto front of the feasible candidates.
+  std::vector<PlanObjective> objectives = {PlanObjective::kTime};
+  bool has(PlanObjective o) const { return std::find(objectives.begin(), objectives.end(), o) != objectives.end(); }
   int top = 5;
   Location where;
 };

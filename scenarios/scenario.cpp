@@ -300,13 +300,13 @@ void read_plan(Scenario& s, MapReader p) {
     throw ScenarioError(at("deadline"), "plan.deadline", "a token budget to train for (workload.tokens)",
                         "no workload.tokens", "add tokens: (e.g. 15e12) under workload");
   }
-  if ((s.plan->budget_usd || s.plan->power_w || s.plan->objective == PlanObjective::kCost) && !s.cost) {
+  if ((s.plan->budget_usd || s.plan->power_w || s.plan->has(PlanObjective::kCost)) && !s.cost) {
     throw ScenarioError(s.plan->where, "plan",
                         "a cost: section to price the candidates with (budget, power, "
                         "objective: cost)",
                         "no cost section", "add cost: {} to use the price list's defaults");
   }
-  if (s.plan->objective == PlanObjective::kCost && !tokens) {
+  if (s.plan->has(PlanObjective::kCost) && !tokens) {
     throw ScenarioError(at("objective"), "plan.objective", "a token budget to cost the run of (workload.tokens)",
                         "objective: cost without workload.tokens");
   }

@@ -149,6 +149,36 @@ TEST_CASE("plan: each candidate is what fathom simulate gives with its keys set,
   }
 }
 
+TEST_CASE("plan: two objectives give the Pareto front of the feasible candidates") {
+  const std::string file = write_scenario("grid.yaml", scenario_with(kPlan));
+  const PlanResult r = run_plan(file, {"plan.objective=[time, cost]"}, {});
+  REQUIRE(r.objectives.size() == 2);
+  REQUIRE_FALSE(r.pareto.empty());
+  const auto at_least_as_good = [](const Evaluated& a, const Evaluated& b) {
+    return a.time_to_train_s <= b.time_to_train_s && a.usd_per_run <= b.usd_per_run;
+  };
+  const auto dominates = [&](const Evaluated& a, const Evaluated& b) {
+    return at_least_as_good(a, b) && (a.time_to_train_s < b.time_to_train_s || a.usd_per_run < b.usd_per_run);
+  };
+  std::vector<char> on_front(r.candidates.size(), 0);
+  for (std::size_t i : r.pareto) on_front[i] = 1;
+  for (std::size_t i : r.ranking) {
+    const Evaluated& e = r.candidates[i];
+    bool dominated = false;
+    for (std::size_t j : r.ranking) dominated = dominated || dominates(r.candidates[j], e);
+    CHECK(on_front[i] == (dominated ? 0 : 1));
+  }
+  // The fastest is on the front, and so is the cheapest.
+  CHECK(on_front[r.ranking.front()] == 1);
+  const auto cheapest = std::min_element(r.ranking.begin(), r.ranking.end(), [&](std::size_t a, std::size_t b) {
+    return r.candidates[a].usd_per_run < r.candidates[b].usd_per_run;
+  });
+  CHECK(on_front[*cheapest] == 1);
+  CHECK(csv_of(r).find("index,rank,pareto,nodes,tp,pp,micro_batch,status") == 0);
+  // One objective, no front.
+  CHECK(run_plan(file, {}, {}).pareto.empty());
+}
+
 TEST_CASE("plan: the same result on one thread or two, to the byte") {
   const std::string file = write_scenario("grid.yaml", scenario_with(kPlan));
   PlanOptions one;
@@ -217,6 +247,8 @@ TEST_CASE("plan: the section's errors name the key") {
   CHECK(error_of("plan:\n  vary: {nodes: {from: 8, to: 4}}\n") == "plan.vary.nodes.to");
   CHECK(error_of("plan:\n  vary: {}\n") == "plan.vary");
   CHECK(error_of("plan:\n  vary: {tp: [1]}\n  objective: fastest\n") == "plan.objective");
+  CHECK(error_of("plan:\n  vary: {tp: [1]}\n  objective: [time, time]\n") == "plan.objective[1]");
+  CHECK(error_of("plan:\n  vary: {tp: [1]}\n  objective: []\n") == "plan.objective");
   CHECK(error_of("plan:\n  vary: {tp: [1]}\n  deadline: soon\n") == "plan.deadline");
   CHECK(error_of("plan:\n  vary: {tp: [1]}\n  budget: 5e6\n") == "plan.budget");
   CHECK(error_of("plan:\n  vary: {tp: [1]}\n  speed: 3\n") == "plan.speed");
