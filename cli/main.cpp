@@ -16,6 +16,7 @@
 #include "scenarios/errors.hpp"
 #include "sim/errors.hpp"
 #include "sim/interrupt/interrupt.hpp"
+#include "sim/processes/process_group.hpp"
 
 namespace {
 
@@ -92,9 +93,8 @@ int parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** 
   return usage_error(message + " (see --help)");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line, run: the exit code.
+int run(int argc, char** argv) {
   CLI::App app{
       "fathom: a discrete-event simulator and capacity planner for AI clusters.\n"
       "The engine's benchmark runs as the separate program fathom-phold."};
@@ -166,4 +166,11 @@ int main(int argc, char** argv) {
     }() + ")");
   }
   return fathom::cli::kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Under mpirun: MPI finalised, or the group aborted on a failure (sim/processes).
+  return fathom::sim::ProcessGroup::finish(run(argc, argv));
 }

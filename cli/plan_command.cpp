@@ -1,13 +1,14 @@
 // `fathom plan SCENARIO`: searches the scenario's `plan:` (docs/plan.md) and ranks what meets
 // its constraints.
+#include <tbb/info.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/outputs.hpp"
@@ -17,6 +18,7 @@
 #include "plan/planner.hpp"
 #include "report/output_file.hpp"
 #include "scenarios/user_catalogs.hpp"
+#include "sim/processes/process_group.hpp"
 
 namespace fathom::cli {
 
@@ -24,10 +26,12 @@ namespace {
 
 struct PlanCommandOptions {
   ScenarioOptions scenario;
-  std::string output;  // -o: the ranking
-  std::string csv;     // --csv: every candidate
-  int threads = 0;     // 0: every core
-  int top = 0;         // 0: the scenario's plan.top
+  std::string output;   // -o: the ranking
+  std::string csv;      // --csv: every candidate
+  int threads = 0;      // 0: every core
+  int top = 0;          // 0: the scenario's plan.top
+  std::string journal;  // --journal: every evaluated candidate, as it is evaluated
+  bool resume = false;  // --resume: continue the journal's run
 };
 
 void run_plan_command(const PlanCommandOptions& o) {
@@ -40,16 +44,28 @@ void run_plan_command(const PlanCommandOptions& o) {
                                   "see docs/plan.md");
   }
   plan::PlanOptions options;
-  options.threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // By default every core this process may run on (under mpirun, the cores it is bound to).
+  options.threads = o.threads > 0 ? o.threads : std::max(1, tbb::info::default_concurrency());
   // Progress on a terminal only: a log or a pipe gets the result alone.
-  const bool show_progress = !quiet() && isatty(STDERR_FILENO) != 0;
+  const bool show_progress = !quiet() && isatty(STDERR_FILENO) != 0 && sim::ProcessGroup::world().root();
   if (show_progress) {
     options.progress = [](std::size_t done, std::size_t total) {
       std::fprintf(stderr, "\rfathom: plan: %zu of %zu candidates evaluated", done, total);
       if (done == total) std::fprintf(stderr, "\n");
     };
   }
+  options.journal = o.journal;
+  options.resume = o.resume;
+  const sim::ProcessGroup& processes = sim::ProcessGroup::world();
+  options.processes = &processes;
+  if (processes.size() > 1 && !o.journal.empty()) {
+    throw std::invalid_argument("--journal: expected a run in one process, found " + std::to_string(processes.size()) +
+                                " processes (mpirun); a journal belongs to one process: drop --journal, or run "
+                                "without mpirun");
+  }
   const plan::PlanResult result = plan::run_plan(o.scenario.file, o.scenario.overrides, options);
+  // Under mpirun, rank 0 holds every candidate and writes; the others have sent theirs.
+  if (!result.complete) return;
   const int top = o.top > 0 ? o.top : s.plan->top;
   outputs.report(o.output, report::is_stdout(o.csv),
                  [&](std::FILE* out) { plan::write_plan_summary(out, result, top); });
@@ -69,10 +85,17 @@ void add_plan_command(CLI::App& app) {
   add_scenario_options(*cmd, options->scenario);
   cmd->add_option("-o,--output", options->output, "write the ranking to this file instead of standard output");
   cmd->add_option("--csv", options->csv, "write every candidate, its status and figures (CSV; - for standard output)");
-  cmd->add_option("--threads", options->threads, "threads to evaluate candidates on (default: every core)")
+  cmd->add_option("--threads", options->threads,
+                  "threads to evaluate candidates on (default: every core this process may use)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--top", options->top, "how many of the best to print (default: plan.top)")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--journal", options->journal,
+                  "append each evaluated candidate to this file, so that --resume can continue a run that stopped");
+  cmd->add_flag("--resume", options->resume,
+                "take the candidates the --journal file holds from it and evaluate the rest (the same output as an "
+                "uninterrupted run)")
+      ->needs(cmd->get_option("--journal"));
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
     run_plan_command(*options);

@@ -1,5 +1,6 @@
 #include "plan/planner.hpp"
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -8,7 +9,10 @@
 #include <stdexcept>
 #include <utility>
 
+#include "plan/journal.hpp"
 #include "report/training/training_report.hpp"
+#include "scenarios/user_catalogs.hpp"
+#include "sim/input/text_file.hpp"
 
 namespace fathom::plan {
 
@@ -32,25 +36,32 @@ struct Loaded {
   std::string error;
 };
 
-Loaded load_candidate(const std::string& file, std::vector<std::string> overrides,
+// `text`: the file's contents, read once for every candidate.
+Loaded load_candidate(const std::string& file, std::string_view text, std::vector<std::string> overrides,
                       const std::vector<std::string>& assignments) {
   overrides.insert(overrides.end(), assignments.begin(), assignments.end());
   Loaded l;
   try {
-    l.scenario = scenario::load_scenario(file, overrides);
+    l.scenario = scenario::load_scenario_text(file, text, overrides);
   } catch (const std::exception& e) {
     l.error = e.what();
   }
   return l;
 }
 
-void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, Evaluated& e) {
+// A candidate's figures from the journal or another process into its slot, which keeps its values.
+void adopt(Evaluated& slot, Evaluated from) {
+  from.values = std::move(slot.values);
+  slot = std::move(from);
+}
+
+void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, train::CommsCache& cache, Evaluated& e) {
   e.nodes = s.cluster.nodes;
   e.gpus = s.training.gpus;
   e.dp = s.training.parallel.dp;
   report::TrainingReport r;
   try {
-    r = report::evaluate_training(s);
+    r = report::evaluate_training(s, {}, &cache);
   } catch (const std::exception& error) {
     e.status = Status::kInvalid;
     e.reason = error.what();
@@ -159,6 +170,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
                                   "see docs/plan.md");
   }
   const scenario::PlanSpec& plan = *base.plan;
+  const std::string text = sim::read_text_file(file, sim::kMaxYamlBytes);
   PlanResult result;
   result.objective = plan.objective;
   for (const auto& axis : plan.vary) result.axes.push_back(axis.name);
@@ -170,28 +182,72 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
     for (const std::string& a : combos[i]) e.values.push_back(a.substr(a.find('=') + 1));
   }
 
-  // Batches: loaded on this thread (the loader's catalog scope is process-wide), evaluated in
-  // parallel, each candidate into its own slot, so that the result is the same on any threads.
+  // Batches: each candidate loaded and evaluated on any thread, into its own slot, so that the
+  // result is the same on any threads. The user catalogs this thread has active (--catalog) are
+  // per thread: a worker activates a copy while it loads.
+  const std::vector<scenario::UserCatalog> catalogs = scenario::active_user_catalogs();
   tbb::task_arena arena(std::max(1, options.threads));
+  // Each thread keeps the clusters it has simulated on: their topologies, routes and timed
+  // collectives serve every later strategy on the same cluster.
+  tbb::enumerable_thread_specific<train::CommsCache> caches;
   const std::size_t batch = 32 * static_cast<std::size_t>(std::max(1, options.threads));
-  for (std::size_t begin = 0; begin < combos.size(); begin += batch) {
-    const std::size_t end = std::min(combos.size(), begin + batch);
-    std::vector<Loaded> loaded;
-    loaded.reserve(end - begin);
-    for (std::size_t i = begin; i < end; ++i) loaded.push_back(load_candidate(file, overrides, combos[i]));
+  std::optional<Journal> journal;
+  std::vector<bool> done(combos.size(), false);
+  if (!options.journal.empty()) {
+    journal.emplace(options.journal, plan_identity(text, overrides, combos), options.resume);
+    for (const auto& [index, from] : journal->done()) {
+      if (index >= combos.size()) continue;
+      adopt(result.candidates[index], from);
+      done[index] = true;
+    }
+  }
+  const std::size_t ranks = options.processes ? static_cast<std::size_t>(options.processes->size()) : 1;
+  const std::size_t rank = options.processes ? static_cast<std::size_t>(options.processes->rank()) : 0;
+  for (std::size_t begin = 0; begin < combos.size(); begin += batch * ranks) {
+    const std::size_t end = std::min(combos.size(), begin + batch * ranks);
+    std::vector<std::size_t> todo;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!done[i] && i % ranks == rank) todo.push_back(i);
+    }
     arena.execute([&] {
-      tbb::parallel_for(begin, end, [&](std::size_t i) {
-        Evaluated& e = result.candidates[i];
-        const Loaded& l = loaded[i - begin];
+      tbb::parallel_for(std::size_t{0}, todo.size(), [&](std::size_t k) {
+        Evaluated& e = result.candidates[todo[k]];
+        std::optional<scenario::ScopedCatalogs> scope;
+        if (!catalogs.empty()) scope.emplace(catalogs);
+        const Loaded l = load_candidate(file, text, overrides, combos[todo[k]]);
         if (!l.scenario) {
           e.status = Status::kInvalid;
           e.reason = l.error;
           return;
         }
-        evaluate(*l.scenario, plan, e);
+        evaluate(*l.scenario, plan, caches.local(), e);
       });
     });
+    if (journal && !todo.empty()) {
+      std::vector<const Evaluated*> evaluated;
+      for (std::size_t i : todo) evaluated.push_back(&result.candidates[i]);
+      journal->append(evaluated);
+    }
     if (options.progress) options.progress(end, combos.size());
+  }
+
+  if (ranks > 1) {
+    // Each process's candidates, as journal lines (exact), to rank 0.
+    std::string mine;
+    for (std::size_t i = rank; i < combos.size(); i += ranks) mine += journal_line(result.candidates[i]) + '\n';
+    const std::vector<std::string> parts = options.processes->gather(mine);
+    if (!options.processes->root()) {
+      result.complete = false;
+      return result;
+    }
+    for (const std::string& part : parts) {
+      std::size_t from = 0;
+      for (std::size_t end = part.find('\n'); end != std::string::npos; from = end + 1, end = part.find('\n', from)) {
+        std::optional<Evaluated> e = parse_journal_line(std::string_view(part).substr(from, end - from));
+        if (!e || e->index >= combos.size()) throw std::logic_error("run_plan: a process sent a damaged candidate");
+        adopt(result.candidates[e->index], std::move(*e));
+      }
+    }
   }
 
   for (const Evaluated& e : result.candidates) {
@@ -233,7 +289,8 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
     const auto it = base.written.find(axis.key);
     w.values.push_back(it != base.written.end() ? it->second : "default");
   }
-  evaluate(base, plan, w);
+  train::CommsCache cache;
+  evaluate(base, plan, cache, w);
   if (w.status == Status::kFeasible) {
     w.index = result.candidates.size();
     result.as_written_rank = 1;

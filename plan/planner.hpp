@@ -14,6 +14,7 @@
 
 #include "models/workloads/training/step_model.hpp"
 #include "scenarios/scenario.hpp"
+#include "sim/processes/process_group.hpp"
 
 namespace fathom::plan {
 
@@ -65,12 +66,23 @@ struct PlanResult {
   // not feasible itself.
   Evaluated as_written;
   std::size_t as_written_rank = 0;
+  // False on the processes of a group but rank 0: they hold their own share of the candidates
+  // alone and write nothing.
+  bool complete = true;
 };
 
 struct PlanOptions {
   int threads = 1;
   // Called after each evaluated candidate with (done, total), from the calling thread only.
   std::function<void(std::size_t, std::size_t)> progress;
+  // A journal file (journal.hpp): each batch's candidates are appended as they are evaluated.
+  // With `resume`, the candidates it holds already are taken from it instead of evaluated again.
+  std::string journal;
+  bool resume = false;
+  // The processes of an mpirun launch (null: this one alone): candidate i is evaluated by the
+  // process of rank i mod size, and every figure is gathered to rank 0, whose result is the one
+  // a single process gives, to the bit. The other ranks' results are not complete.
+  const sim::ProcessGroup* processes = nullptr;
 };
 
 // The candidates' --set assignments, in candidate order.

@@ -371,9 +371,13 @@ void read_parallel(Scenario& s, MapReader p) {
   note(s, p);
   train::ParallelSpec& par = s.training.parallel;
   const bool sequence_parallel_given = p.has("sequence_parallel");
+  const bool schedule_given = p.has("schedule");
   read_declared(p, train::parallel_parameters(), par, [&](const ValueReader& v) { note(s, v); });
   // Sequence parallelism goes with tensor parallelism unless the scenario says otherwise.
   if (!sequence_parallel_given) par.sequence_parallel = par.tp > 1;
+  // Model chunks per GPU mean the interleaved schedule unless the scenario names one: a plan can
+  // then vary virtual_stages over 1, 2, 4 without a schedule axis whose pairings are half invalid.
+  if (!schedule_given && par.virtual_stages > 1) par.schedule = train::Schedule::kInterleaved;
   if (par.schedule == train::Schedule::kOneFOneB && par.virtual_stages != 1) {
     p.fail("virtual_stages", "1 with schedule: 1f1b (virtual stages need schedule: interleaved)");
   }
@@ -582,8 +586,21 @@ void read_workload(Scenario& s, MapReader w) {
 
 }  // namespace
 
+namespace {
+Scenario load_document(const std::string& file, Document doc, const std::vector<std::string>& overrides);
+}  // namespace
+
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides) {
-  Document doc = Document::load_file(file);
+  return load_document(file, Document::load_file(file), overrides);
+}
+
+Scenario load_scenario_text(const std::string& file, std::string_view text, const std::vector<std::string>& overrides) {
+  return load_document(file, Document::parse(text, file), overrides);
+}
+
+namespace {
+
+Scenario load_document(const std::string& file, Document doc, const std::vector<std::string>& overrides) {
   doc.apply_overrides(overrides);
   Scenario s;
   s.file = file;
@@ -666,6 +683,8 @@ Scenario load_scenario(const std::string& file, const std::vector<std::string>& 
   }
   return s;
 }
+
+}  // namespace
 
 std::vector<topo::VertexId> traffic_endpoints(const topo::Topology& topology, EndpointKind kind) {
   const auto wanted = kind == EndpointKind::kGpu ? topo::VertexKind::kGpu : topo::VertexKind::kNic;

@@ -125,6 +125,10 @@ struct Scenario {
 
 // Loads `file` with `--set` overrides applied. Throws ScenarioError.
 Scenario load_scenario(const std::string& file, const std::vector<std::string>& overrides = {});
+// The same from `text`, the file's contents read already (a planner loading thousands of
+// variants of one file reads it once); `file` names it in messages and resolves relative paths.
+Scenario load_scenario_text(const std::string& file, std::string_view text,
+                            const std::vector<std::string>& overrides = {});
 
 // The flows of a traffic workload on a built topology: generated from the seed, or the
 // CSV's rows with host names resolved (an unknown name is a ScenarioError at its row).

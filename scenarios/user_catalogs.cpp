@@ -83,6 +83,13 @@ ScopedCatalogs::ScopedCatalogs(const std::vector<std::string>& folders, const Lo
   }
 }
 
+ScopedCatalogs::ScopedCatalogs(const std::vector<UserCatalog>& catalogs) {
+  for (const UserCatalog& c : catalogs) {
+    active.push_back(c);
+    ++pushed_;
+  }
+}
+
 ScopedCatalogs::~ScopedCatalogs() {
   for (; pushed_ > 0; --pushed_) active.pop_back();
 }

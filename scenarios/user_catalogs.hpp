@@ -48,6 +48,9 @@ class ScopedCatalogs {
   // that is not one of kCatalogFiles and a bad entry are ScenarioErrors (a folder's at `where`
   // when given, an entry's at its file:line).
   explicit ScopedCatalogs(const std::vector<std::string>& folders, const Location* where = nullptr);
+  // Activates catalogs read already (another thread's active_user_catalogs(), copied), so that a
+  // worker thread loads scenarios as the thread that read them would.
+  explicit ScopedCatalogs(const std::vector<UserCatalog>& catalogs);
   ~ScopedCatalogs();
   ScopedCatalogs(const ScopedCatalogs&) = delete;
   ScopedCatalogs& operator=(const ScopedCatalogs&) = delete;

@@ -21,12 +21,16 @@ struct NodeSpec {
   std::int64_t pcie_latency_ns = 200;
   double nic_bytes_per_s = 50e9;  // NIC line rate, per direction (400 Gb/s = 50e9)
   double local_nvme_bytes = 0;    // local NVMe capacity (reported; storage tiers are not simulated yet)
+
+  bool operator==(const NodeSpec&) const = default;
 };
 
 // A switch tier above the endpoints: tier 1 = leaves (top of rack), 2 = spines, 3 = cores.
 struct TierSpec {
   double link_bytes_per_s = 0;       // each cable from the tier below up to this tier, per direction
   std::int64_t link_latency_ns = 0;  // one way, switch latency included
+
+  bool operator==(const TierSpec&) const = default;
 };
 
 // How a fabric's switches pick among equal-cost next hops (topologies/routing.hpp).
@@ -62,12 +66,16 @@ struct FabricSpec {
   int links_per_spine_core = 0;   // 3-tier: parallel cables between a spine and each of its cores (0: derived)
   std::vector<TierSpec> tier;     // index 0 = tier 1 (NIC-leaf), 1 = leaf-spine, 2 = spine-core
   Routing routing = Routing::kEcmpHash;
+
+  bool operator==(const FabricSpec&) const = default;
 };
 
 struct ClusterSpec {
   int nodes = 1;
   NodeSpec node;
   FabricSpec fabric;
+
+  bool operator==(const ClusterSpec&) const = default;
 };
 
 }  // namespace fathom::topo

@@ -27,6 +27,8 @@ std::string_view to_string(Protocol protocol);  // "Simple", "LL128", "LL"
 struct ProtocolCost {
   std::int64_t alpha_ns = 0;      // software latency of one algorithm step
   double bandwidth_fraction = 1;  // of what Simple reaches on the same links
+
+  bool operator==(const ProtocolCost&) const = default;
 };
 
 // Fractions of a link's rate an algorithm achieves. Applied by scaling the capacity of the links
@@ -44,6 +46,8 @@ struct AlgorithmEfficiency {
   // InfiniBand NDR: 64b/66b encoding leaves 97% of the 400 Gb/s signalling rate for data;
   // headers and NCCL's proxy cost a few percent more. Assumed 0.9.
   double nic = 0.9;
+
+  bool operator==(const AlgorithmEfficiency&) const = default;
 };
 
 struct CollectiveParams {
@@ -146,6 +150,8 @@ struct CollectiveParams {
     if (bytes < 2 * concurrent * chunk && chunk > 16384) chunk = 16384;
     return chunk;
   }
+
+  bool operator==(const CollectiveParams&) const = default;
 };
 
 }  // namespace fathom::coll

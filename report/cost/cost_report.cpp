@@ -8,7 +8,11 @@
 namespace fathom::report {
 
 cost::CostResult price_cluster(const scenario::Scenario& s, const cost::Usage& usage) {
-  const cost::Census census = cost::census_of(topo::build_cluster(s.cluster));
+  return price_cluster(s, usage, topo::build_cluster(s.cluster));
+}
+
+cost::CostResult price_cluster(const scenario::Scenario& s, const cost::Usage& usage, const topo::Topology& built) {
+  const cost::Census census = cost::census_of(built);
   try {
     return cost::evaluate_cost(census, *s.cost, usage);
   } catch (const std::invalid_argument& e) {

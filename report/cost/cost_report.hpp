@@ -10,11 +10,16 @@
 #include "models/workloads/training/step_model.hpp"
 #include "scenarios/scenario.hpp"
 #include "sim/output/json_writer.hpp"
+#include "topologies/topology.hpp"
 
 namespace fathom::report {
 
 // The scenario's cluster priced with its `cost:` section (which must be there) for `usage`.
 cost::CostResult price_cluster(const scenario::Scenario& scenario, const cost::Usage& usage);
+// The same, counting the cluster `built` (topo::build_cluster of the scenario's cluster, built
+// already by the caller).
+cost::CostResult price_cluster(const scenario::Scenario& scenario, const cost::Usage& usage,
+                               const topo::Topology& built);
 
 // What a simulated training step tells the cost model: the accelerators it uses, how busy they
 // are (the stages' compute time over the step, averaged), its tokens and, with a token budget,

@@ -41,17 +41,24 @@ double training_figure(const std::string& key, const train::TrainingResult& r,
   return r.memory.peak_bytes;  // peak_memory_per_rank
 }
 
-TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::string> command_catalogs) {
+TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::string> command_catalogs,
+                                 train::CommsCache* cache) {
   TrainingReport report;
   report.scenario = s;
   report.command_catalogs = std::move(command_catalogs);
   try {
-    report.result = train::simulate_training_step(s.training, s.accelerator, s.cluster, s.collectives, s.seed);
+    train::StepOptions options;
+    options.cache = cache;
+    report.result = train::simulate_training_step(s.training, s.accelerator, s.cluster, s.collectives, s.seed, options);
   } catch (const sim::TimeOutOfRange& e) {
     scenario::refuse_beyond_clock(s, e);
   }
   if (!report.fits()) return report;
-  if (s.cost) report.cost = price_cluster(s, training_usage(s, report.result));
+  if (s.cost) {
+    const cost::Usage usage = training_usage(s, report.result);
+    report.cost =
+        cache ? price_cluster(s, usage, cache->topology(s.cluster, s.collectives, s.seed)) : price_cluster(s, usage);
+  }
   for (const auto& e : s.expectations) {
     const double actual = training_figure(e.key, report.result, report.cost);
     const bool pass = holds(e.op, actual, e.value);

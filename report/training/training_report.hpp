@@ -35,7 +35,10 @@ struct TrainingReport {
 
 // Simulates one step and evaluates the expectations. A strategy that does not fit is not an
 // error here: fits() says so, and require_fits() turns it into one.
-TrainingReport evaluate_training(const scenario::Scenario& scenario, std::vector<std::string> command_catalogs = {});
+// `cache`: the clusters' topologies and timed collectives kept across calls (a planner's, one
+// per thread); null: built for this call alone. The report is the same either way.
+TrainingReport evaluate_training(const scenario::Scenario& scenario, std::vector<std::string> command_catalogs = {},
+                                 train::CommsCache* cache = nullptr);
 
 // scenario::ScenarioError at workload.parallel (bad input: exit 2) when the strategy does not fit.
 void require_fits(const TrainingReport& report);

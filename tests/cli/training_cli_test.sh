@@ -97,6 +97,14 @@ base '    pp: 4' '    pp: 4\n    stage_layers: [20, 20, 20, 20]\n    embedding_i
 bad "embedding_in_split with a listed layout" "$tmp/split.yaml" 'workload.parallel.embedding_in_split'
 base '    pp: 4' '    pp: 4\n    schedule: interleaved' >"$tmp/interleaved.yaml"
 bad "interleaved without virtual stages" "$tmp/interleaved.yaml" 'workload.parallel.virtual_stages'
+base '    pp: 4' '    pp: 4\n    schedule: 1f1b\n    virtual_stages: 2' >"$tmp/1f1b-chunks.yaml"
+bad "1f1b named with virtual stages" "$tmp/1f1b-chunks.yaml" 'workload.parallel.virtual_stages'
+# Virtual stages without a schedule mean the interleaved one: the same step as naming it.
+implied=$("$fathom" simulate "$pilot" --set workload.parallel.virtual_stages=2 --json "$tmp/implied.json" 2>&1)
+named=$("$fathom" simulate "$pilot" --set workload.parallel.virtual_stages=2 \
+  --set workload.parallel.schedule=interleaved --json "$tmp/named.json" 2>&1)
+check "virtual_stages 2 implies the interleaved schedule" \
+  test "$(grep -m1 '"step_time_s"' "$tmp/implied.json")" = "$(grep -m1 '"step_time_s"' "$tmp/named.json")"
 # A layout Megatron-LM and Llama 3 use runs: the embedding and the loss counted in the split.
 out=$("$fathom" simulate "$pilot" --set workload.parallel.embedding_in_split=true \
   --set workload.parallel.loss_in_split=true 2>&1); rc=$?

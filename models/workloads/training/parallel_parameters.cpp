@@ -40,13 +40,15 @@ const std::vector<P>& parallel_parameters() {
        Quantity::kChoice,
        FATHOM_PARAMETER_EITHER(ParallelSpec, schedule, Schedule::kOneFOneB, Schedule::kInterleaved),
        "PipeDream-Flush 1F1B, or Megatron's interleaved 1F1B; `interleaved` needs pp >= 2 and the micro-batches per "
-       "replica per step (global_batch / (micro_batch x dp)) a multiple of pp",
+       "replica per step (global_batch / (micro_batch x dp)) a multiple of pp; without the key, interleaved when "
+       "virtual_stages > 1",
        kMegatron,
        {},
        "1f1b interleaved"},
       {"virtual_stages", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ParallelSpec, virtual_stages),
        "model chunks per GPU; must be 1 with `1f1b` and at least 2 with `interleaved` (one chunk per stage is 1F1B); "
-       "every chunk but the first and last needs a layer",
+       "above 1 it implies `schedule: interleaved` unless the schedule is given; every chunk but the first and last "
+       "needs a layer",
        kMegatron},
       {"zero", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(ParallelSpec, zero_stage),
        "ZeRO stage: 0 plain data parallelism; 1 optimizer state sharded over dp (Megatron's distributed optimizer); 2 "

@@ -55,13 +55,9 @@ struct Groups {
 // (step_timeline.cpp) and derives the metrics (step_model.cpp).
 class StepBuilder {
  public:
-  StepBuilder(const TrainingSpec& spec, const hw::AcceleratorSpec& acc, const topo::ClusterSpec& cluster,
-              const coll::CollectiveParams& params, std::uint64_t seed)
-      : spec_(spec),
-        acc_(acc),
-        comms_(cluster, params, seed),
-        ranks_(spec, comms_.topology()),
-        layout_(pipeline_layout(spec)) {}
+  // `comms`: the cluster's communication, fresh or from a CommsCache (begin_step() called).
+  StepBuilder(const TrainingSpec& spec, const hw::AcceleratorSpec& acc, StepComms& comms)
+      : spec_(spec), acc_(acc), comms_(comms), ranks_(spec, comms_.topology()), layout_(pipeline_layout(spec)) {}
 
   TrainingResult run(bool every_replica);
 
@@ -96,7 +92,7 @@ class StepBuilder {
 
   const TrainingSpec& spec_;
   const hw::AcceleratorSpec& acc_;
-  StepComms comms_;
+  StepComms& comms_;
   RankMapping ranks_;
   std::vector<int> layout_;  // transformer layers per virtual stage (pipeline_layout)
   Groups groups_;

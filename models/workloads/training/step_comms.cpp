@@ -40,6 +40,12 @@ StepComms::StepComms(const topo::ClusterSpec& cluster, const coll::CollectivePar
   fabric_router_ = std::make_unique<topo::Router>(fabric_);
 }
 
+void StepComms::begin_step() {
+  group_sets_.clear();
+  data_parallel_memo_.clear();
+  std::fill(link_bytes_.begin(), link_bytes_.end(), 0.0);
+}
+
 coll::CollectiveTiming StepComms::group(coll::Op op, const std::vector<topo::VertexId>& ranks, double bytes) {
   if (ranks.size() < 2 || bytes <= 0) return {};
   return timer_.time(op, ranks, bytes);

@@ -39,6 +39,11 @@ class StepComms {
   StepComms(const topo::ClusterSpec& cluster, const coll::CollectiveParams& params, std::uint64_t seed);
 
   const topo::Topology& topology() const { return timer_.topology(); }
+  // Starts another step on the same cluster: forgets the step's group sets and link bytes, and
+  // keeps the topology, the routes and every timed collective and max-min round (each a function
+  // of the cluster, the parameters, the seed and its own arguments alone), so that the steps of
+  // many strategies on one cluster share that work (CommsCache).
+  void begin_step();
   coll::CollectiveTimer& timer() { return timer_; }
 
   // One collective of a small group, alone (identical groups elsewhere use disjoint links).

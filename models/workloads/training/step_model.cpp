@@ -118,7 +118,12 @@ TrainingResult simulate_training_step(const TrainingSpec& spec, const hw::Accele
                                       const topo::ClusterSpec& cluster, const coll::CollectiveParams& params,
                                       std::uint64_t seed, const StepOptions& options) {
   check(spec);
-  detail::StepBuilder builder(spec, accelerator, cluster, params, seed);
+  if (options.cache) {
+    detail::StepBuilder builder(spec, accelerator, options.cache->acquire(cluster, params, seed));
+    return builder.run(options.every_replica);
+  }
+  StepComms comms(cluster, params, seed);
+  detail::StepBuilder builder(spec, accelerator, comms);
   return builder.run(options.every_replica);
 }
 

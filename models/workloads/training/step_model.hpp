@@ -20,6 +20,7 @@
 
 #include "models/collectives/collective_params.hpp"
 #include "models/hardware/accelerator.hpp"
+#include "models/workloads/training/comms_cache.hpp"
 #include "models/workloads/training/layer_work.hpp"
 #include "models/workloads/training/memory.hpp"
 #include "models/workloads/training/pipeline_schedule.hpp"
@@ -93,6 +94,9 @@ struct StepOptions {
   // Simulate every data-parallel replica's pipeline instead of replica 0's alone (the test
   // that proves the symmetry uses it; the result is the same whenever replicas are alike).
   bool every_replica = false;
+  // Where to find (and keep) the cluster's topology, routes and timed collectives across calls;
+  // null: built for this step alone. The result is the same either way.
+  CommsCache* cache = nullptr;
 };
 
 // Throws std::invalid_argument for an inconsistent spec (check()).

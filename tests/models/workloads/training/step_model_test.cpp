@@ -183,6 +183,45 @@ TEST_CASE("determinism: the same inputs give the same fingerprint and step") {
   CHECK(a.fingerprint != 0);
 }
 
+TEST_CASE("a CommsCache gives every step the result a fresh StepComms gives, to the bit") {
+  // Strategies on two clusters, interleaved so that each step finds the cache warm from another
+  // strategy (capacity 2) or finds its cluster evicted (capacity 1).
+  const topo::ClusterSpec clusters[] = {coll::testing::dgx_spec(4, true), coll::testing::dgx_spec(2, false)};
+  struct Case {
+    int cluster, tp, pp, zero;
+  };
+  const Case cases[] = {{0, 8, 2, 1}, {1, 4, 2, 1}, {0, 2, 4, 0}, {0, 8, 2, 3}, {1, 8, 1, 2}, {0, 8, 2, 1}};
+  for (std::size_t capacity : {std::size_t{1}, std::size_t{2}}) {
+    CommsCache cache(capacity);
+    for (const Case& c : cases) {
+      CAPTURE(capacity);
+      CAPTURE(c.cluster);
+      CAPTURE(c.tp);
+      CAPTURE(c.pp);
+      const int gpus = clusters[c.cluster].nodes * 8;
+      TrainingSpec s = spec_for(gpus, c.tp, c.pp, 32);
+      s.parallel.zero_stage = c.zero;
+      StepOptions cached;
+      cached.cache = &cache;
+      const TrainingResult fresh = simulate_training_step(s, h100(), clusters[c.cluster], {}, 11);
+      const TrainingResult reused = simulate_training_step(s, h100(), clusters[c.cluster], {}, 11, cached);
+      REQUIRE(fresh.simulated);
+      CHECK(reused.fingerprint == fresh.fingerprint);
+      CHECK(reused.step_seconds == fresh.step_seconds);
+      CHECK(reused.breakdown.total() == fresh.breakdown.total());
+      REQUIRE(reused.links.size() == fresh.links.size());
+      for (std::size_t l = 0; l < fresh.links.size(); ++l) {
+        CHECK(reused.links[l].link == fresh.links[l].link);
+        CHECK(reused.links[l].bytes == fresh.links[l].bytes);
+      }
+    }
+    // Capacity 2 holds both clusters: built once each. Capacity 1 rebuilds on every switch (0, 1,
+    // 0, 1, 0: five builds; the repeated 0 hits).
+    CHECK(cache.builds() == (capacity == 2 ? 2u : 5u));
+    CHECK(cache.hits() == std::size(cases) - cache.builds());
+  }
+}
+
 TEST_CASE("tp_overlap: each tagged collective shows only what its GEMM cannot hide (closed form per call)") {
   const auto cluster = coll::testing::dgx_spec(1, false);
   TrainingSpec s = spec_for(8, 8, 1, 4);
