@@ -20,6 +20,9 @@ void add_validate_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);
 // `fathom plan SCENARIO`: searches the scenario's plan: section (docs/plan.md).
 void add_plan_command(CLI::App& app);
+// `fathom report SCENARIO`: the go-live report, the cluster against its acceptance criteria
+// (docs/go-live.md).
+void add_report_command(CLI::App& app);
 // `fathom catalog list|show NAME`: the accelerators, switches, nodes and models a scenario can
 // name, built-in and from user catalogs, with where each comes from.
 void add_catalog_command(CLI::App& app);

@@ -103,6 +103,7 @@ int run(int argc, char** argv) {
   fathom::cli::add_simulate_command(app);
   fathom::cli::add_topology_command(app);
   fathom::cli::add_plan_command(app);
+  fathom::cli::add_report_command(app);
   fathom::cli::add_nccl_tests_command(app);
   fathom::cli::add_validate_command(app);
   fathom::cli::add_calibrate_command(app);

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "report/cost/cost_report.hpp"
 #include "report/training/training_labels.hpp"
 
 namespace fathom::plan {
@@ -21,12 +22,6 @@ std::string duration_text(double s) {
   } else {
     std::snprintf(buf, sizeof buf, "%.3f s", s);
   }
-  return buf;
-}
-
-std::string usd_text(double usd) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, usd >= 1e6 ? "$%.4gM" : "$%.4gk", usd >= 1e6 ? usd / 1e6 : usd / 1e3);
   return buf;
 }
 
@@ -80,7 +75,8 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
       std::fprintf(out, "  %4zu  %-*s %6d %12s %14s %5.1f%%", k + 1, width, values_text(r, e).c_str(), e.gpus,
                    duration_text(e.step_s).c_str(),
                    e.time_to_train_s > 0 ? duration_text(e.time_to_train_s).c_str() : "-", 100 * e.mfu);
-      if (priced) std::fprintf(out, " %10s %10s", usd_text(e.capex_usd).c_str(), usd_text(e.usd_per_run).c_str());
+      if (priced)
+        std::fprintf(out, " %10s %10s", report::usd_text(e.capex_usd).c_str(), report::usd_text(e.usd_per_run).c_str());
       std::fprintf(out, "\n");
     }
     // Why the best wins: its step beside the runner-up's and beside the best candidate that a
@@ -134,7 +130,7 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
       std::fprintf(out, "  %s: step %s, time to train %s, MFU %.1f%%", values_text(r, e).c_str(),
                    duration_text(e.step_s).c_str(),
                    e.time_to_train_s > 0 ? duration_text(e.time_to_train_s).c_str() : "-", 100 * e.mfu);
-      if (e.priced) std::fprintf(out, ", run cost %s", usd_text(e.usd_per_run).c_str());
+      if (e.priced) std::fprintf(out, ", run cost %s", report::usd_text(e.usd_per_run).c_str());
       std::fprintf(out, "\n");
     }
   }

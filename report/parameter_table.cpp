@@ -13,6 +13,7 @@
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "models/workloads/training/training_parameters.hpp"
+#include "scenarios/report_section.hpp"
 
 namespace fathom::report {
 
@@ -114,6 +115,11 @@ std::string parameter_tables_markdown() {
         "`nic_leaf: {port_price: $625}`. A node's price and power and the switch's price default to the\n"
         "price list (`scenarios/hardware/prices.yaml`), the switch's power to its catalog entry.",
         cost::cost_parameters());
+  table(md, "`report`",
+        "What `fathom report` holds the cluster to ([go-live.md](go-live.md)): beside these, `pilot` names the\n"
+        "pilot's scenario file (relative to this scenario's folder), shown beside this cluster with the\n"
+        "scaling efficiency. `expect: mfu` replaces `mfu`.",
+        scenario::report_parameters());
   return md.str();
 }
 

@@ -312,6 +312,16 @@ void read_plan(Scenario& s, MapReader p) {
   }
 }
 
+// `report:`, for a training workload: the go-live report evaluates a training run.
+void read_report(Scenario& s, MapReader r) {
+  note(s, r);
+  s.report = read_report_section(r, s.file, [&](const ValueReader& v) { note(s, v); });
+  r.finish();
+  if (s.workload != WorkloadKind::kTraining) {
+    throw ScenarioError(s.report.where, "report", "a training workload to report on", "another workload kind");
+  }
+}
+
 void read_collectives(Scenario& s, MapReader c) {
   note(s, c);
   read_collectives_section(c, s.collectives, [&](const ValueReader& v) { note(s, v); });
@@ -652,6 +662,8 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
   if (root.has("collectives")) read_collectives(s, root.child("collectives"));
   if (root.has("cost")) read_cost(s, root.child("cost"));
   if (root.has("plan")) read_plan(s, root.child("plan"));
+  s.report.where = {s.file, 1, 1};
+  if (root.has("report")) read_report(s, root.child("report"));
   if (root.has("expect")) read_expect(s, root.child("expect"));
   if (root.has("output")) read_output(s, root.child("output"));
   root.finish();

@@ -26,6 +26,7 @@
 #include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/plan_section.hpp"
+#include "scenarios/report_section.hpp"
 #include "sim/time.hpp"
 #include "topologies/cluster_spec.hpp"
 
@@ -101,6 +102,7 @@ struct Scenario {
   std::vector<Expectation> expectations;
   std::optional<cost::CostSpec> cost;  // `cost:`, with the price list's figures filled in
   std::optional<PlanSpec> plan;        // `plan:`, what `fathom plan` searches
+  ReportSpec report;                   // `report:`, what `fathom report` holds the cluster to
   std::string output_json;             // `output.json` (a path, relative to the scenario's folder)
   std::string output_trace;            // `output.trace`
   coll::CollectiveParams collectives;

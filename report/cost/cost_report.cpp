@@ -60,8 +60,6 @@ cost::Usage peak_usage(const scenario::Scenario& s) {
 
 namespace fathom::report {
 
-namespace {
-
 // "$1.234M", "$56.7k", "$812": four significant digits, in a form a reader takes in at a glance.
 std::string usd_text(double usd) {
   char buf[48];
@@ -87,8 +85,6 @@ std::string kw_text(double watts) {
   }
   return buf;
 }
-
-}  // namespace
 
 void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::CostSpec& spec) {
   std::fprintf(out, "\ncost (docs/cost.md; prices as of their sources, switch %s):\n", spec.switch_name.c_str());

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <string>
 
 #include "models/cost/cost_model.hpp"
 #include "models/workloads/training/step_model.hpp"
@@ -28,6 +29,11 @@ cost::Usage training_usage(const scenario::Scenario& scenario, const train::Trai
 
 // A cluster without a workload (fathom topology): every accelerator busy, no step.
 cost::Usage peak_usage(const scenario::Scenario& scenario);
+
+// "$1.234M", "$56.7k", "$812": four significant digits, in a form a reader takes in at a glance.
+std::string usd_text(double usd);
+// "812.5 kW", "12.3 MW".
+std::string kw_text(double watts);
 
 // The terminal table: the bill, power, operating cost, TCO and the per-step and per-run figures.
 void write_cost_summary(std::FILE* out, const cost::CostResult& cost, const cost::CostSpec& spec);

@@ -27,4 +27,18 @@ std::string gib(double bytes) {
   return buf;
 }
 
+std::string duration_text(double s) {
+  char buf[48];
+  if (s >= 86400) {
+    std::snprintf(buf, sizeof buf, "%.2f days", s / 86400);
+  } else if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%.2f h", s / 3600);
+  } else if (s >= 1) {
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  }
+  return buf;
+}
+
 }  // namespace fathom::report

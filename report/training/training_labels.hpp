@@ -23,4 +23,7 @@ const char* recompute_name(train::Recompute r);
 // "12.34 GiB"
 std::string gib(double bytes);
 
+// "11.318 s", "9.47 days": ms below a second, s, h, days from a day up.
+std::string duration_text(double seconds);
+
 }  // namespace fathom::report

@@ -10,8 +10,6 @@
 
 namespace fathom::report {
 
-namespace {
-
 bool holds(const std::string& op, double actual, double wanted) {
   if (op == ">=") return actual >= wanted;
   if (op == "<=") return actual <= wanted;
@@ -19,8 +17,6 @@ bool holds(const std::string& op, double actual, double wanted) {
   if (op == "<") return actual < wanted;
   return actual == wanted;
 }
-
-}  // namespace
 
 double training_figure(const std::string& key, const train::TrainingResult& r,
                        const std::optional<cost::CostResult>& cost) {

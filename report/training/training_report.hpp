@@ -53,6 +53,8 @@ void write_training_trace(std::ostream& out, const TrainingReport& report);
 // cost model's figures (scenario::is_cost_expectation) from `cost`.
 double training_figure(const std::string& key, const train::TrainingResult& result,
                        const std::optional<cost::CostResult>& cost = std::nullopt);
+// Whether `actual` meets a criterion `op wanted` (op: ">=", "<=", ">", "<", "==").
+bool holds(const std::string& op, double actual, double wanted);
 // `actual` in the unit its expectation was written in (">= 45%" gives "47.12%").
 std::string in_written_unit(double actual, const scenario::Expectation& expectation);
 

@@ -15,20 +15,6 @@ namespace fathom::report {
 
 namespace {
 
-std::string duration_text(double s) {
-  char buf[48];
-  if (s >= 86400) {
-    std::snprintf(buf, sizeof buf, "%.2f days", s / 86400);
-  } else if (s >= 3600) {
-    std::snprintf(buf, sizeof buf, "%.2f h", s / 3600);
-  } else if (s >= 1) {
-    std::snprintf(buf, sizeof buf, "%.3f s", s);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  }
-  return buf;
-}
-
 void write_memory(std::FILE* out, const train::MemoryReport& m) {
   std::fprintf(out, "\nmemory per rank (stage %d, the largest):\n", m.peak_stage);
   const auto& peak = m.stages[static_cast<std::size_t>(m.peak_stage)];

@@ -1,0 +1,334 @@
+// The go-live criteria, in the report's order (docs/go-live.md gives each one's target and
+// source). Each rule reads the runs and returns its rows; a rule whose figure fathom cannot
+// model yet returns a "not modelled yet" row naming the issue that adds the model.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/cost/cost_report.hpp"
+#include "report/golive/golive_report.hpp"
+#include "report/training/training_labels.hpp"
+
+namespace fathom::report {
+
+namespace {
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
+  return buf;
+}
+
+std::string number(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+// The ratio that passes at 1 or more: how far past (or short of) its target a figure is.
+double margin(const std::string& op, double actual, double wanted) {
+  if (op == "<=" || op == "<") return actual > 0 ? wanted / actual : 0;
+  return wanted > 0 ? actual / wanted : 0;
+}
+
+Verdict verdict(bool pass) { return pass ? Verdict::kPass : Verdict::kFail; }
+
+const ExpectationOutcome* expectation(const TrainingReport& t, const std::string& key) {
+  for (const auto& e : t.expectations) {
+    if (e.expectation.key == key) return &e;
+  }
+  return nullptr;
+}
+
+// A row held to the scenario's own `expect:` criterion.
+Criterion from_expectation(std::string name, const ExpectationOutcome& e) {
+  Criterion c;
+  c.name = std::move(name);
+  c.predicted = in_written_unit(e.actual, e.expectation);
+  c.target = e.expectation.text + " (expect: " + e.expectation.key + ")";
+  c.verdict = verdict(e.pass);
+  c.margin = margin(e.expectation.op, e.actual, e.expectation.value);
+  return c;
+}
+
+// A row that needs the step, for a strategy that does not fit.
+Criterion needs_a_step(std::string name, std::string target) {
+  Criterion c;
+  c.name = std::move(name);
+  c.target = std::move(target);
+  c.verdict = Verdict::kNotEvaluated;
+  c.remedy = "make the strategy fit in memory first (the memory row)";
+  return c;
+}
+
+// The largest thing between the accelerators and their peak, and what reduces it.
+std::string largest_loss(const GoLiveRun& run) {
+  const train::StepBreakdown& b = run.training.result.breakdown;
+  const scenario::Scenario& s = run.training.scenario;
+  const double gpu_nic_gbps = s.cluster.node.nics * s.cluster.node.nic_bytes_per_s * 8 / 1e9 / s.cluster.node.gpus;
+  const std::vector<std::pair<double, std::string>> losses = {
+      {b.bubble,
+       "the pipeline bubble: more micro-batches per replica (a larger global batch or fewer replicas), the interleaved "
+       "schedule with more virtual stages, or fewer pipeline stages"},
+      {b.dp, "exposed data-parallel communication: more NIC bandwidth per GPU (this node has " +
+                 number("%.0f", gpu_nic_gbps) +
+                 " Gb/s per GPU), fewer data-parallel replicas, or a larger global batch so that the reduction is a "
+                 "smaller share of the step"},
+      {b.tp, "exposed tensor-parallel communication: keep tp within the NVLink domain, or a lower tp"},
+      {b.pp, "pipeline sends: fewer pipeline stages, or faster links between the nodes of a replica"},
+      {b.cp, "the context-parallel exchange: a lower cp"},
+      {b.ep, "the expert-parallel all-to-all: experts on fewer nodes, or more NIC bandwidth"},
+      {b.optimizer, "the optimizer step: a higher ZeRO stage shards it over more ranks"},
+  };
+  const auto worst =
+      std::max_element(losses.begin(), losses.end(), [](const auto& a, const auto& z) { return a.first < z.first; });
+  return "the largest loss is " + worst->second;
+}
+
+std::vector<Criterion> throughput(const GoLiveReport& g) {
+  const TrainingReport& t = g.cluster.training;
+  const std::string name = "Training throughput against peak (MFU)";
+  const ExpectationOutcome* e = expectation(t, "mfu");
+  if (!t.fits()) {
+    return {needs_a_step(name, e ? e->expectation.text : ">= " + percent(g.scenario().report.mfu))};
+  }
+  Criterion c;
+  if (e != nullptr) {
+    c = from_expectation(name, *e);
+  } else {
+    const double target = g.scenario().report.mfu;
+    c.name = name;
+    c.predicted = percent(t.result.mfu);
+    c.target = ">= " + percent(target) + " (report.mfu)";
+    c.verdict = verdict(t.result.mfu >= target);
+    c.margin = margin(">=", t.result.mfu, target);
+  }
+  const ReachablePeak& p = *g.cluster.peak;
+  c.note = "Of the accelerator's " + number("%.0f", p.peak_flops / 1e12) +
+           " TFLOP/s dense peak, the kernels (GEMMs, attention) reach " + percent(p.kernel_efficiency) +
+           " while they run, and " + percent(p.useful) +
+           " of the FLOPs executed are the model's (the rest is recomputation): with no bubble, no exposed "
+           "communication and no optimizer time, MFU would reach at most " +
+           percent(p.ceiling) + ". The step of the critical stage is " + percent(p.compute_share) + " compute, " +
+           percent(p.bubble_share) + " pipeline bubble, " + percent(p.communication_share) +
+           " exposed communication and " + percent(p.optimizer_share) + " optimizer.";
+  if (c.verdict == Verdict::kFail) {
+    c.remedy = p.ceiling < (e ? e->expectation.value : g.scenario().report.mfu)
+                   ? "the kernels alone cannot reach the target: FP8 precision, larger GEMMs (a larger micro-batch or "
+                     "a lower tp), or less recomputation"
+                   : largest_loss(g.cluster);
+  }
+  return {c};
+}
+
+std::vector<Criterion> gpu_utilisation(const GoLiveReport& g) {
+  const double target = g.scenario().report.gpu_busy;
+  const std::string name = "GPU utilisation (share of the step computing)";
+  if (!g.cluster.training.fits()) return {needs_a_step(name, ">= " + percent(target))};
+  const ReachablePeak& p = *g.cluster.peak;
+  Criterion c;
+  c.name = name;
+  c.predicted = percent(p.busy);
+  c.target = ">= " + percent(target) + " (report.gpu_busy)";
+  c.verdict = verdict(p.busy >= target);
+  c.margin = margin(">=", p.busy, target);
+  c.note =
+      "Each stage's compute time over the step, averaged over the pipeline stages (the figure the cost model "
+      "scales the accelerators' power by).";
+  if (c.verdict == Verdict::kFail) c.remedy = largest_loss(g.cluster);
+  return {c};
+}
+
+std::vector<Criterion> fabric(const GoLiveReport& g) {
+  const double target = g.scenario().report.bandwidth;
+  Criterion c;
+  c.name = "Inter-node bandwidth utilisation";
+  c.target = ">= " + percent(target) + " of the NICs' line rate (report.bandwidth)";
+  if (!g.cluster.bandwidth) {
+    c.verdict = Verdict::kNotEvaluated;
+    c.remedy = "one node: no inter-node fabric to check";
+    return {c};
+  }
+  const FabricBandwidth& f = *g.cluster.bandwidth;
+  c.predicted = percent(f.utilisation()) + " (" + number("%.1f", f.bus_bytes_per_s / 1e9) + " of " +
+                number("%.1f", f.line_rate_bytes_per_s / 1e9) + " GB/s)";
+  c.verdict = verdict(f.utilisation() >= target);
+  c.margin = margin(">=", f.utilisation(), target);
+  const int nodes = g.scenario().cluster.nodes;
+  c.note = "nccl-tests all_reduce_perf bus bandwidth of a " + gib(f.message_bytes) + " message over the " +
+           std::to_string(f.gpus) + " GPUs of " +
+           (f.nodes == nodes ? "all " + std::to_string(nodes)
+                             : "the first " + std::to_string(f.nodes) + " of " + std::to_string(nodes)) +
+           " nodes (report.bandwidth_nodes; " + f.algorithm + ", " + (f.closed_form ? "its closed form" : "simulated") +
+           "), over one node's NIC line rate, which bounds an all-reduce across nodes.";
+  if (c.verdict == Verdict::kFail) {
+    c.remedy =
+        "the fabric loses bandwidth: check its oversubscription and routing (fathom topology), the PCIe link "
+        "to each NIC and collectives.efficiency.nic, then measure nccl-tests on the pilot (fathom validate)";
+  }
+  return {c};
+}
+
+std::vector<Criterion> memory(const GoLiveReport& g) {
+  const train::MemoryReport& m = g.cluster.training.result.memory;
+  const double headroom = g.scenario().report.memory_headroom;
+  const double limit = m.capacity_bytes * (1 - headroom);
+  Criterion c;
+  c.name = "72-hour run without OOM (peak memory per rank)";
+  c.predicted = gib(m.peak_bytes) + " of " + gib(m.capacity_bytes) + (m.fits ? "" : " (does not fit)");
+  c.target = "<= " + gib(limit) + " (" + percent(headroom) + " of usable HBM free, report.memory_headroom)";
+  c.verdict = verdict(m.peak_bytes <= limit);
+  c.margin = margin("<=", m.peak_bytes, limit);
+  c.note =
+      "The peak stage's weights, gradients, optimizer state, activations in flight, buffers and the runtime's "
+      "reserve, against HBM x memory_fraction; the headroom is for what a long run adds to the steady step "
+      "(allocator fragmentation, longer documents, evaluation passes, checkpoint staging).";
+  if (c.verdict == Verdict::kFail) {
+    c.remedy = "free memory on stage " + std::to_string(m.peak_stage) +
+               ": a larger tp or pp, recompute: full, a higher ZeRO stage, or a smaller micro-batch";
+  }
+  return {c};
+}
+
+std::vector<Criterion> time_to_train(const GoLiveReport& g) {
+  const TrainingReport& t = g.cluster.training;
+  const std::string name = "Time to train against the deadline";
+  if (!(g.scenario().training.tokens > 0)) return {};
+  const ExpectationOutcome* e = expectation(t, "time_to_train");
+  if (!t.fits()) return {needs_a_step(name, e ? e->expectation.text : "none")};
+  Criterion c;
+  if (e != nullptr) {
+    c = from_expectation(name, *e);
+    c.predicted = duration_text(t.result.time_to_train_s);
+  } else {
+    c.name = name;
+    c.predicted = duration_text(t.result.time_to_train_s);
+    c.target = "none (expect: time_to_train)";
+    c.verdict = Verdict::kReported;
+  }
+  c.note = number("%.3g", g.scenario().training.tokens) + " tokens at " + number("%.4g", t.result.tokens_per_s) +
+           " tokens/s, with no failures, restarts or checkpoints (issue 17 adds the whole run).";
+  if (c.verdict == Verdict::kFail) {
+    c.remedy = "more nodes (fathom plan finds the fewest that meet the deadline), or a faster strategy";
+  }
+  return {c};
+}
+
+std::vector<Criterion> cost_and_power(const GoLiveReport& g) {
+  const TrainingReport& t = g.cluster.training;
+  if (!t.cost) return {};
+  struct Figure {
+    const char* key;
+    const char* name;
+    double value;
+    bool watts;
+  };
+  const cost::CostResult& k = *t.cost;
+  std::vector<Figure> figures = {{"capex", "Capital cost", k.capex_usd, false},
+                                 {"tco", "Total cost of ownership", k.tco_usd, false},
+                                 {"it_power", "IT power", k.power_w_it, true},
+                                 {"facility_power", "Facility power", k.power_w_facility, true}};
+  if (g.scenario().training.tokens > 0) figures.push_back({"run_cost", "Cost of the run", k.usd_per_run, false});
+  std::vector<Criterion> rows;
+  for (const Figure& f : figures) {
+    Criterion c;
+    if (const ExpectationOutcome* e = expectation(t, f.key)) {
+      c = from_expectation(f.name, *e);
+      c.remedy = e->pass ? "" : "a smaller or cheaper cluster (fathom plan with a budget: or power: constraint)";
+    } else {
+      c.name = f.name;
+      c.target = std::string("none (expect: ") + f.key + ")";
+      c.verdict = Verdict::kReported;
+    }
+    c.predicted = f.watts ? kw_text(f.value) : usd_text(f.value);
+    c.note = "The cost model (docs/cost.md) over the cluster's census and the scenario's cost: section.";
+    rows.push_back(std::move(c));
+  }
+  return rows;
+}
+
+// Every `expect:` criterion no row above holds the cluster to.
+std::vector<Criterion> other_expectations(const GoLiveReport& g) {
+  static const std::vector<std::string> shown = {"mfu",      "time_to_train", "capex",         "tco",
+                                                 "run_cost", "it_power",      "facility_power"};
+  std::vector<Criterion> rows;
+  for (const ExpectationOutcome& e : g.cluster.training.expectations) {
+    if (std::find(shown.begin(), shown.end(), e.expectation.key) != shown.end()) continue;
+    Criterion c = from_expectation("expect: " + e.expectation.key, e);
+    c.note = "The scenario's own criterion.";
+    if (!e.pass) c.remedy = "see the figure's breakdown in fathom simulate";
+    rows.push_back(std::move(c));
+  }
+  return rows;
+}
+
+std::vector<Criterion> pilot_path(const GoLiveReport& g) {
+  const double target = g.scenario().report.scaling;
+  Criterion c;
+  c.name = "Pilot then production: scaling efficiency";
+  c.target = ">= " + percent(target) + " of the pilot's tokens/s per GPU (report.scaling)";
+  if (!g.pilot) {
+    c.verdict = Verdict::kNotEvaluated;
+    c.remedy = "name the pilot's scenario under report.pilot";
+    return {c};
+  }
+  const GoLiveRun& pilot = *g.pilot;
+  if (!pilot.training.fits() || !g.cluster.training.fits()) {
+    c.verdict = Verdict::kFail;
+    c.predicted = std::string(pilot.training.fits() ? "this cluster's" : "the pilot's") + " strategy does not fit";
+    c.remedy = "make both strategies fit in memory";
+    return {c};
+  }
+  const double here = g.cluster.tokens_per_s_per_gpu();
+  const double there = pilot.tokens_per_s_per_gpu();
+  const double efficiency = there > 0 ? here / there : 0;
+  c.predicted =
+      percent(efficiency) + " (" + number("%.0f", here) + " vs " + number("%.0f", there) + " tokens/s per GPU)";
+  c.verdict = verdict(efficiency >= target);
+  c.margin = margin(">=", efficiency, target);
+  c.note = "This cluster's tokens/s per GPU over the pilot's (" + pilot.training.scenario.file + ", " +
+           std::to_string(pilot.training.scenario.training.gpus) + " GPUs): weak scaling from pilot to production.";
+  if (c.verdict == Verdict::kFail) c.remedy = largest_loss(g.cluster);
+  return {c};
+}
+
+// A criterion fathom cannot evaluate yet, and the issue that adds its model.
+CriterionRule not_modelled(std::string_view id, std::string name, std::string target, std::string issue) {
+  return {id, [name = std::move(name), target = std::move(target), issue = std::move(issue)](const GoLiveReport&) {
+            Criterion c;
+            c.name = name;
+            c.target = target;
+            c.verdict = Verdict::kNotModelled;
+            c.remedy = issue;
+            return std::vector<Criterion>{c};
+          }};
+}
+
+}  // namespace
+
+const std::vector<CriterionRule>& golive_criteria() {
+  static const std::vector<CriterionRule> rules = {
+      {"throughput", throughput},
+      {"gpu_utilisation", gpu_utilisation},
+      {"fabric_bandwidth", fabric},
+      {"memory", memory},
+      {"time_to_train", time_to_train},
+      {"cost", cost_and_power},
+      {"expect", other_expectations},
+      {"pilot", pilot_path},
+      not_modelled("inference_latency", "P99 inference latency", "the service's SLO",
+                   "issue 18 adds the inference service model"),
+      not_modelled("failure_recovery", "Node-failure recovery time", "minutes to resume the job",
+                   "issue 16 adds failures and the cluster over time"),
+      not_modelled("storage", "Storage IOPS and data loading", "the loader keeps the accelerators fed",
+                   "issue 17 adds the whole run with checkpoints and storage"),
+      not_modelled("availability", "Availability", "the share of time the cluster trains",
+                   "issue 16 adds failures and the cluster over time"),
+  };
+  return rules;
+}
+
+}  // namespace fathom::report
