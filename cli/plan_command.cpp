@@ -28,6 +28,7 @@ struct PlanCommandOptions {
   ScenarioOptions scenario;
   std::string output;   // -o: the ranking
   std::string csv;      // --csv: every candidate
+  std::string json;     // --json: every candidate, with the ranking and the front
   int threads = 0;      // 0: every core
   int top = 0;          // 0: the scenario's plan.top
   std::string journal;  // --journal: every evaluated candidate, as it is evaluated
@@ -36,7 +37,7 @@ struct PlanCommandOptions {
 
 void run_plan_command(const PlanCommandOptions& o) {
   const auto started = std::chrono::steady_clock::now();
-  Outputs outputs{{"-o", o.output}, {"--csv", o.csv}};
+  Outputs outputs{{"-o", o.output}, {"--csv", o.csv}, {"--json", o.json}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
   if (!s.plan) {
@@ -67,9 +68,10 @@ void run_plan_command(const PlanCommandOptions& o) {
   // Under mpirun, rank 0 holds every candidate and writes; the others have sent theirs.
   if (!result.complete) return;
   const int top = o.top > 0 ? o.top : s.plan->top;
-  outputs.report(o.output, report::is_stdout(o.csv),
+  outputs.report(o.output, report::is_stdout(o.csv) || report::is_stdout(o.json),
                  [&](std::FILE* out) { plan::write_plan_summary(out, result, top); });
   if (!o.csv.empty()) outputs.file(o.csv, [&](std::ostream& out) { plan::write_plan_csv(out, result); });
+  if (!o.json.empty()) outputs.file(o.json, [&](std::ostream& out) { plan::write_plan_json(out, result); });
   outputs.commit();
   if (!quiet()) {
     print_wall_clock(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -85,6 +87,9 @@ void add_plan_command(CLI::App& app) {
   add_scenario_options(*cmd, options->scenario);
   cmd->add_option("-o,--output", options->output, "write the ranking to this file instead of standard output");
   cmd->add_option("--csv", options->csv, "write every candidate, its status and figures (CSV; - for standard output)");
+  cmd->add_option("--json", options->json,
+                  "write every candidate with its step breakdown, the ranking and the Pareto front (JSON; - for "
+                  "standard output)");
   cmd->add_option("--threads", options->threads,
                   "threads to evaluate candidates on (default: every core this process may use)")
       ->check(CLI::Range(1, 4096));

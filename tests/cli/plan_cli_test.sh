@@ -16,6 +16,23 @@ trap 'rm -rf "$tmp"' EXIT
 "$fathom" plan "$plan" "${narrow[@]}" --csv "$tmp/whole.csv" >"$tmp/whole.txt" 2>/dev/null
 check "the narrowed search runs" grep -q "^plan: 4096 candidates" "$tmp/whole.txt"
 
+# --json: every candidate, its rank the CSV's, the ranking in rank order, each simulated one's
+# breakdown adding up to its step.
+"$fathom" plan "$plan" "${narrow[@]}" --json "$tmp/whole.json" --csv "$tmp/with-json.csv" >/dev/null 2>&1
+check "--json leaves the CSV as it was" cmp -s "$tmp/whole.csv" "$tmp/with-json.csv"
+check "the JSON agrees with the CSV" /usr/bin/python3 - "$tmp/whole.json" "$tmp/whole.csv" <<'PY'
+import csv, json, sys
+plan = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert plan["candidates"] == len(plan["results"]) == len(rows) == 4096
+for r, row in zip(plan["results"], rows):
+    assert str(r["index"]) == row["index"] and r["status"] == row["status"]
+    assert (str(r["rank"]) if r["rank"] is not None else "") == row["rank"]
+    if "step_s" in r:
+        assert abs(sum(r["breakdown_s"].values()) - r["step_s"]) <= 1e-9 * r["step_s"] + 1e-6, r
+assert [plan["results"][i]["rank"] for i in plan["ranking"]] == list(range(1, len(plan["ranking"]) + 1))
+PY
+
 # Killed (SIGKILL: no handler runs) a moment after it starts, then resumed.
 "$fathom" plan "$plan" "${narrow[@]}" --journal "$tmp/journal" >/dev/null 2>&1 &
 pid=$!
