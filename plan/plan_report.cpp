@@ -54,8 +54,10 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
   for (auto o : r.objectives) objectives += (objectives.empty() ? "" : ", ") + std::string(scenario::objective_name(o));
   std::fprintf(out, "plan: %zu candidates (%s: %s)\n", r.candidates.size(),
                r.objectives.size() > 1 ? "objectives" : "objective", objectives.c_str());
+  int width = 16;
+  for (const auto& [status, n] : counts) width = std::max(width, static_cast<int>(status_name(status).size()));
   for (const auto& [status, n] : counts) {
-    std::fprintf(out, "  %-16s %zu\n", std::string(status_name(status)).c_str(), n);
+    std::fprintf(out, "  %-*s %zu\n", width, std::string(status_name(status)).c_str(), n);
   }
   if (r.ranking.empty()) {
     std::fprintf(out, "\nno candidate meets every constraint\n");

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/workloads/training/step_bound.hpp"
 #include "plan/journal.hpp"
 #include "report/training/training_report.hpp"
 #include "scenarios/user_catalogs.hpp"
@@ -55,10 +56,31 @@ void adopt(Evaluated& slot, Evaluated from) {
   slot = std::move(from);
 }
 
-void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, train::CommsCache& cache, Evaluated& e) {
+// `prune`: discard by the step's lower bound before simulating (PlanOptions::prune_by_bound).
+void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, bool prune, train::CommsCache& cache,
+              Evaluated& e) {
   e.nodes = s.cluster.nodes;
   e.gpus = s.training.gpus;
   e.dp = s.training.parallel.dp;
+  if (prune && plan.deadline_s && s.training.tokens > 0) {
+    try {
+      // Memory first, as the step model checks it: a strategy that does not fit says so.
+      const train::MemoryReport memory = train::step_memory(s.training, s.accelerator);
+      const double bound = train::step_lower_bound_seconds(s.training, s.accelerator);
+      // As the step model reckons time to train, with the bound for the step.
+      const double at_least =
+          s.training.tokens / (static_cast<double>(s.training.global_batch) * s.training.sequence / bound);
+      if (memory.fits && at_least > *plan.deadline_s) {
+        e.peak_memory_bytes = memory.peak_bytes;
+        e.status = Status::kBoundMissesDeadline;
+        e.reason = "at least " + duration_days(at_least) + " to train (its kernels alone), deadline " +
+                   duration_days(*plan.deadline_s) + ": not simulated";
+        return;
+      }
+    } catch (const std::exception&) {
+      // An inconsistent spec: the full evaluation below reports it.
+    }
+  }
   report::TrainingReport r;
   try {
     r = report::evaluate_training(s, {}, &cache);
@@ -121,6 +143,8 @@ std::string_view status_name(Status status) {
       return "over budget";
     case Status::kOverPower:
       return "over power";
+    case Status::kBoundMissesDeadline:
+      return "misses deadline (bound)";
   }
   return "invalid";
 }
@@ -220,7 +244,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
           e.reason = l.error;
           return;
         }
-        evaluate(*l.scenario, plan, caches.local(), e);
+        evaluate(*l.scenario, plan, options.prune_by_bound, caches.local(), e);
       });
     });
     if (journal && !todo.empty()) {
@@ -290,7 +314,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
     w.values.push_back(it != base.written.end() ? it->second : "default");
   }
   train::CommsCache cache;
-  evaluate(base, plan, cache, w);
+  evaluate(base, plan, false, cache, w);
   if (w.status == Status::kFeasible) {
     w.index = result.candidates.size();
     result.as_written_rank = 1;

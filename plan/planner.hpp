@@ -20,11 +20,13 @@ namespace fathom::plan {
 
 enum class Status {
   kFeasible,
-  kInvalid,         // the scenario loader or the step model refused the combination
-  kOutOfMemory,     // a rank's memory exceeds its HBM: not simulated
-  kMissesDeadline,  // the run takes longer than plan.deadline
-  kOverBudget,      // capex above plan.budget
-  kOverPower,       // facility power above plan.power
+  kInvalid,              // the scenario loader or the step model refused the combination
+  kOutOfMemory,          // a rank's memory exceeds its HBM: not simulated
+  kMissesDeadline,       // the run takes longer than plan.deadline
+  kOverBudget,           // capex above plan.budget
+  kOverPower,            // facility power above plan.power
+  kBoundMissesDeadline,  // its step's lower bound (step_bound.hpp) already misses plan.deadline:
+                         // not simulated
 };
 
 std::string_view status_name(Status status);
@@ -48,7 +50,9 @@ struct Evaluated {
   double usd_per_run = 0;
   double facility_power_w = 0;
   double usd_per_gpu_hour = 0;
-  bool simulated() const { return status != Status::kInvalid && status != Status::kOutOfMemory; }
+  bool simulated() const {
+    return status != Status::kInvalid && status != Status::kOutOfMemory && status != Status::kBoundMissesDeadline;
+  }
 };
 
 struct PlanResult {
@@ -83,6 +87,10 @@ struct PlanOptions {
   // process of rank i mod size, and every figure is gathered to rank 0, whose result is the one
   // a single process gives, to the bit. The other ranks' results are not complete.
   const sim::ProcessGroup* processes = nullptr;
+  // With plan.deadline: a candidate whose step's closed-form lower bound (its kernels alone)
+  // already misses the deadline is not simulated (kBoundMissesDeadline). The feasible
+  // candidates and their ranking are the same either way; only the rejected ones differ.
+  bool prune_by_bound = true;
 };
 
 // The candidates' --set assignments, in candidate order.

@@ -233,6 +233,42 @@ TEST_CASE("plan: a deadline rejects the slow, objective nodes ranks the fewest f
   CHECK(summary.find("best rejected:") != std::string::npos);
 }
 
+TEST_CASE("plan: pruning by the step's lower bound drops only candidates that miss the deadline") {
+  const std::string file = write_scenario(
+      "bound.yaml", scenario_with("plan:\n  vary:\n    nodes: [1, 2, 4]\n    tp: [1, 2, 4, 8]\n    pp: [1, 2, 4]\n"
+                                  "    micro_batch: [1, 2]\n    recompute: [selective, full]\n"));
+  const PlanResult open = run_plan(file, {}, {});
+  REQUIRE(open.ranking.size() >= 4);
+  // A deadline half-way between the fastest run and the slowest: the bound rejects some.
+  const double fastest = open.candidates[open.ranking.front()].time_to_train_s;
+  double slowest = 0;
+  for (std::size_t i : open.ranking) slowest = std::max(slowest, open.candidates[i].time_to_train_s);
+  const std::vector<std::string> deadline{"plan.deadline=" + std::to_string((fastest + slowest) / 2) + "s"};
+  PlanOptions exhaustive;
+  exhaustive.prune_by_bound = false;
+  const PlanResult pruned = run_plan(file, deadline, {});
+  const PlanResult full = run_plan(file, deadline, exhaustive);
+  REQUIRE(pruned.candidates.size() == full.candidates.size());
+  std::size_t by_bound = 0;
+  for (std::size_t i = 0; i < pruned.candidates.size(); ++i) {
+    CAPTURE(i);
+    const Evaluated& p = pruned.candidates[i];
+    const Evaluated& f = full.candidates[i];
+    if (p.status == Status::kBoundMissesDeadline) {
+      ++by_bound;
+      CHECK_FALSE(p.simulated());
+      CHECK(f.status == Status::kMissesDeadline);  // simulated, it misses too
+      CHECK(p.reason.find("to train (its kernels alone)") != std::string::npos);
+      continue;
+    }
+    CHECK(p.status == f.status);
+    CHECK(p.step_s == f.step_s);
+  }
+  CHECK(by_bound > 0);
+  CHECK(pruned.ranking == full.ranking);
+  CHECK(full.as_written_rank == pruned.as_written_rank);
+}
+
 TEST_CASE("plan: the section's errors name the key") {
   auto error_of = [](const std::string& plan) {
     try {

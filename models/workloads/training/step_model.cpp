@@ -8,17 +8,28 @@
 
 namespace fathom::train {
 
+namespace {
+
+// Each stage's passes in the order the step's pipeline schedule runs them.
+std::vector<std::vector<PipelinePass>> step_schedule(const TrainingSpec& spec) {
+  const ParallelSpec& par = spec.parallel;
+  return par.schedule == Schedule::kInterleaved
+             ? interleaved_one_f_one_b(par.pp, spec.micro_batches(), par.virtual_stages)
+             : one_f_one_b(par.pp, spec.micro_batches());
+}
+
+}  // namespace
+
 namespace detail {
 
 TrainingResult StepBuilder::run(bool every_replica) {
   const ParallelSpec& par = spec_.parallel;
   const int p = par.pp;
-  const int v = par.virtual_stages;
   const int m = spec_.micro_batches();
 
   TrainingResult result;
   result.micro_batches = m;
-  const auto schedule = par.schedule == Schedule::kInterleaved ? interleaved_one_f_one_b(p, m, v) : one_f_one_b(p, m);
+  const auto schedule = step_schedule(spec_);
   result.memory = memory_per_rank(spec_, acc_, schedule);
   result.flops = step_flops(spec_);
   result.cluster = comms_.topology().summary;
@@ -113,6 +124,11 @@ TrainingResult StepBuilder::run(bool every_replica) {
 }
 
 }  // namespace detail
+
+MemoryReport step_memory(const TrainingSpec& spec, const hw::AcceleratorSpec& accelerator) {
+  check(spec);
+  return memory_per_rank(spec, accelerator, step_schedule(spec));
+}
 
 TrainingResult simulate_training_step(const TrainingSpec& spec, const hw::AcceleratorSpec& accelerator,
                                       const topo::ClusterSpec& cluster, const coll::CollectiveParams& params,

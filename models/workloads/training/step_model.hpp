@@ -99,6 +99,10 @@ struct StepOptions {
   CommsCache* cache = nullptr;
 };
 
+// What each rank holds at the peak of the step's pipeline schedule (memory.hpp), the figure
+// simulate_training_step() checks before it simulates.
+MemoryReport step_memory(const TrainingSpec& spec, const hw::AcceleratorSpec& accelerator);
+
 // Throws std::invalid_argument for an inconsistent spec (check()).
 TrainingResult simulate_training_step(const TrainingSpec& spec, const hw::AcceleratorSpec& accelerator,
                                       const topo::ClusterSpec& cluster, const coll::CollectiveParams& params,

@@ -11,6 +11,7 @@
 #include "models/compute/roofline.hpp"
 #include "models/workloads/training/layer_work.hpp"
 #include "models/workloads/training/rank_mapping.hpp"
+#include "models/workloads/training/step_bound.hpp"
 #include "models/workloads/training/step_comms.hpp"
 #include "models/workloads/training/tp_overlap.hpp"
 #include "tests/models/collectives/dgx_cluster.hpp"
@@ -89,6 +90,48 @@ TEST_CASE("one GPU: the step is every micro-batch's kernels plus the optimizer, 
   CHECK(r.breakdown.tp == 0);
   CHECK(r.breakdown.bubble == doctest::Approx(0).epsilon(1e-12));
   CHECK(r.breakdown.total() == doctest::Approx(r.step_seconds).epsilon(1e-9));
+}
+
+TEST_CASE("the step's lower bound: its kernels alone on one GPU, below every simulated step") {
+  const auto a = h100();
+  {
+    // One GPU: the step is the bound's kernels plus the optimizer (the test above).
+    const auto cluster = coll::testing::dgx_spec(1, false);
+    const TrainingSpec s = spec_for(1, 1, 1, 4);
+    const TrainingResult r = simulate_training_step(s, a, cluster, {}, 1);
+    CHECK(step_lower_bound_seconds(s, a) == doctest::Approx(r.step_seconds - r.breakdown.optimizer).epsilon(1e-6));
+  }
+  // 32 GPUs: every strategy's bound at most its step, and within a factor of it where compute
+  // dominates.
+  const auto cluster = coll::testing::dgx_spec(4, true);
+  int checked = 0;
+  for (int tp : {1, 2, 8}) {
+    for (int pp : {1, 2, 4}) {
+      for (int v : {1, 2}) {
+        for (auto recompute : {Recompute::kSelective, Recompute::kFull}) {
+          for (int zero : {1, 3}) {
+            if (v > 1 && pp == 1) continue;
+            TrainingSpec s = spec_for(32, tp, pp, 64);
+            s.parallel.virtual_stages = v;
+            if (v > 1) s.parallel.schedule = Schedule::kInterleaved;
+            s.recompute = recompute;
+            s.parallel.zero_stage = zero;
+            CAPTURE(tp);
+            CAPTURE(pp);
+            CAPTURE(v);
+            CAPTURE(zero);
+            const TrainingResult r = simulate_training_step(s, a, cluster, {}, 3);
+            REQUIRE(r.simulated);
+            const double bound = step_lower_bound_seconds(s, a);
+            CHECK(bound <= r.step_seconds);
+            CHECK(bound >= r.breakdown.compute * 0.999);  // the critical stage's kernels count in it
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked == 60);
 }
 
 TEST_CASE("replica 0 stands for all: simulating every replica gives the same step") {
