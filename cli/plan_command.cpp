@@ -26,13 +26,14 @@ namespace {
 
 struct PlanCommandOptions {
   ScenarioOptions scenario;
-  std::string output;   // -o: the ranking
-  std::string csv;      // --csv: every candidate
-  std::string json;     // --json: every candidate, with the ranking and the front
-  int threads = 0;      // 0: every core
-  int top = 0;          // 0: the scenario's plan.top
-  std::string journal;  // --journal: every evaluated candidate, as it is evaluated
-  bool resume = false;  // --resume: continue the journal's run
+  std::string output;       // -o: the ranking
+  std::string csv;          // --csv: every candidate
+  std::string json;         // --json: every candidate, with the ranking and the front
+  int threads = 0;          // 0: every core
+  int top = 0;              // 0: the scenario's plan.top
+  std::string journal;      // --journal: every evaluated candidate, as it is evaluated
+  bool resume = false;      // --resume: continue the journal's run
+  bool exhaustive = false;  // --exhaustive: no pruning by the lower bound
 };
 
 void run_plan_command(const PlanCommandOptions& o) {
@@ -57,6 +58,7 @@ void run_plan_command(const PlanCommandOptions& o) {
   }
   options.journal = o.journal;
   options.resume = o.resume;
+  options.prune_by_bound = !o.exhaustive;
   const sim::ProcessGroup& processes = sim::ProcessGroup::world();
   options.processes = &processes;
   if (processes.size() > 1 && !o.journal.empty()) {
@@ -101,6 +103,9 @@ void add_plan_command(CLI::App& app) {
                 "take the candidates the --journal file holds from it and evaluate the rest (the same output as an "
                 "uninterrupted run)")
       ->needs(cmd->get_option("--journal"));
+  cmd->add_flag("--exhaustive", options->exhaustive,
+                "simulate every candidate that fits in memory, also those whose lower bound already misses the "
+                "deadline (their figures in the CSV, for plots; the ranking is the same)");
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
     run_plan_command(*options);
