@@ -133,8 +133,8 @@ std::optional<Evaluated> parse_journal_line(std::string_view line) {
   const auto nodes = whole(fields[2]);
   const auto gpus = whole(fields[3]);
   const auto dp = whole(fields[4]);
-  if (!index || *index < 0 || !status || *status < 0 || *status > static_cast<int>(Status::kBoundMissesDeadline) || !nodes ||
-      !gpus || !dp || (fields[5] != "0" && fields[5] != "1")) {
+  if (!index || *index < 0 || !status || *status < 0 || *status > static_cast<int>(Status::kBoundMissesDeadline) ||
+      !nodes || !gpus || !dp || (fields[5] != "0" && fields[5] != "1")) {
     return std::nullopt;
   }
   e.index = static_cast<std::size_t>(*index);
