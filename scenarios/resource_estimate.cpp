@@ -17,7 +17,7 @@ namespace {
 constexpr double kBytesPerLink = 1500;     // fathom topology: 512 and 2,048 nodes, 1,409 B per directed link
 constexpr double kBytesPerFlow = 3200;     // fathom simulate, random pattern: 5,000 and 20,000 flows
 constexpr double kBytesPerPass = 100;      // fathom simulate, pilot: 3,200 and 12,800 micro-batches, 94 B per pass
-constexpr double kBytesPerTransfer = 400;  // fathom nccl-tests, 128 GPUs, ring 1 GiB: 390 B per DAG transfer
+constexpr double kBytesPerTransfer = 400;  // fathom nccl-tests, ring 1 GiB, 128 and 512 GPUs: 410 B per DAG transfer
 
 // Directed links inside the nodes and from them to their leaves, and between switches.
 struct Links {

@@ -260,31 +260,40 @@ const std::vector<LinkId>& Router::route(VertexId src, VertexId dst, std::uint64
   const bool by_destination = topo_.routing == Routing::kDestination;
   const RouteKey key{src, dst, by_destination ? destination_key : flow_hash};
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
-  check(src, dst);
   std::vector<LinkId> path;
-  if (src != dst) {
-    const Target t = target(dst);
-    std::uint32_t dist = t.distance(src, false);
-    if (dist == kNoPath) unreachable(src, dst);
-    path.reserve(dist);
-    VertexId at = src;
-    bool via_pcie = false;
-    for (std::uint32_t hop = 0; at != dst; ++hop, --dist) {
-      scratch_.clear();
-      candidates(t, at, via_pcie, dist, scratch_);
-      // Cannot happen: the BFS gave `at` its distance through one of these very arcs.
-      if (scratch_.empty()) throw std::logic_error("Router: no shortest continuation at " + topo_.vertex(at).name);
-      // D-mod-K: a digit of the destination's index picks the branch (Routing::kDestination).
-      const std::uint64_t branch = by_destination
-                                       ? destination_key / dmodk_divisor(at, out_arcs_[scratch_.front()].other)
-                                       : ecmp_mix(flow_hash, hop);
-      const Arc& pick = out_arcs_[scratch_[branch % scratch_.size()]];
-      path.push_back(pick.link);
-      at = pick.other;
-      via_pcie = pick.pcie;
-    }
-  }
+  walk(src, dst, flow_hash, destination_key, path);
   return routes_.emplace(key, std::move(path)).first->second;
+}
+
+void Router::route_into(VertexId src, VertexId dst, std::uint64_t flow_hash, std::vector<LinkId>& out) {
+  walk(src, dst, flow_hash, dst < destination_index_.size() ? destination_index_[dst] : dst, out);
+}
+
+void Router::walk(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key,
+                  std::vector<LinkId>& path) {
+  const bool by_destination = topo_.routing == Routing::kDestination;
+  check(src, dst);
+  path.clear();
+  if (src == dst) return;
+  const Target t = target(dst);
+  std::uint32_t dist = t.distance(src, false);
+  if (dist == kNoPath) unreachable(src, dst);
+  path.reserve(dist);
+  VertexId at = src;
+  bool via_pcie = false;
+  for (std::uint32_t hop = 0; at != dst; ++hop, --dist) {
+    scratch_.clear();
+    candidates(t, at, via_pcie, dist, scratch_);
+    // Cannot happen: the BFS gave `at` its distance through one of these very arcs.
+    if (scratch_.empty()) throw std::logic_error("Router: no shortest continuation at " + topo_.vertex(at).name);
+    // D-mod-K: a digit of the destination's index picks the branch (Routing::kDestination).
+    const std::uint64_t branch = by_destination ? destination_key / dmodk_divisor(at, out_arcs_[scratch_.front()].other)
+                                                : ecmp_mix(flow_hash, hop);
+    const Arc& pick = out_arcs_[scratch_[branch % scratch_.size()]];
+    path.push_back(pick.link);
+    at = pick.other;
+    via_pcie = pick.pcie;
+  }
 }
 
 const std::vector<SpreadLink>& Router::spread(VertexId src, VertexId dst) {

@@ -32,10 +32,10 @@
 // Cost: one distance table (2 x 16 bits per vertex) per destination *attachment*: an
 // endpoint whose only in-link comes from a forwarding vertex over a non-PCIe link (a NIC on
 // its leaf) shares its leaf's table, plus one hop. Tables are built by a BFS on demand and
-// kept, least recently used first out, within a memory budget. Routes are cached per
-// (src, dst, flow_hash), spreads per (src, dst). A Router is not thread-safe (one per thread). It copies the
-// adjacency when constructed, so links added to the Topology later are not seen (build a new
-// Router); the Topology must outlive it (error messages read its names).
+// kept, least recently used first out, within a memory budget. route() caches routes per
+// (src, dst, flow_hash) (route_into() does not), spreads per (src, dst). A Router is not thread-safe (one per thread).
+// It copies the adjacency when constructed, so links added to the Topology later are not seen (build a new Router); the
+// Topology must outlive it (error messages read its names).
 #pragma once
 
 #include <cstddef>
@@ -76,6 +76,10 @@ class Router {
   // are picked by `destination_key`, the final destination's destination_index() (in the
   // topology that holds it), instead of dst's. Routes are cached per (src, dst, key).
   const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key);
+  // The same route as route(src, dst, flow_hash), written into `out` (replacing its contents)
+  // without keeping it: for a caller that routes each of millions of flows once (a transfer DAG,
+  // whose every transfer has its own hash), where the cache would only grow.
+  void route_into(VertexId src, VertexId dst, std::uint64_t flow_hash, std::vector<LinkId>& out);
 
   // Every link of every shortest route from src to dst, each with the fraction of a flow's bytes
   // that crosses it when the flow is split evenly over the candidates at every hop (adaptive
@@ -131,6 +135,9 @@ class Router {
   };
 
   void check(VertexId src, VertexId dst) const;
+  // The route itself (route()'s and route_into()'s): hop by hop down the distance table.
+  void walk(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key,
+            std::vector<LinkId>& path);
   Target target(VertexId dst);
   const Table& table_for(VertexId key);
   void fill(Table& table, VertexId key);

@@ -78,43 +78,73 @@ bool crosses_fabric(const topo::Topology& topology, const std::vector<net::LinkI
 }
 }  // namespace
 
-DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
-                         std::uint64_t seed, int flows_per_connection) {
+namespace {
+void check_flows_per_connection(int flows_per_connection) {
   if (flows_per_connection < 1) {
     throw std::invalid_argument("route_dag_flows: flows_per_connection must be at least 1, got " +
                                 std::to_string(flows_per_connection));
   }
-  const bool split = topology.routing == topo::Routing::kEcmpHash && flows_per_connection > 1;
+}
+
+bool splits(const topo::Topology& topology, int flows_per_connection) {
+  return topology.routing == topo::Routing::kEcmpHash && flows_per_connection > 1;
+}
+
+// Transfer `index`'s flows into `out` (its vectors reused): one, or with `split` and a route
+// across the fabric flows_per_connection of them. Returns the longest of their route latencies.
+sim::SimTime route_transfer(const topo::Topology& topology, topo::Router& router, const Transfer& t, std::uint64_t seed,
+                            std::size_t index, bool split, int flows_per_connection,
+                            std::vector<net::RoutedFlow>& out) {
+  const std::uint64_t hash = net::flow_hash(seed, index);
+  out.resize(1);
+  net::route_one_into(topology, router, t.src, t.dst, hash, out[0]);
+  sim::SimTime latency = out[0].latency;
+  if (split && crosses_fabric(topology, out[0].route)) {
+    out.resize(static_cast<std::size_t>(flows_per_connection));
+    for (int j = 1; j < flows_per_connection; ++j) {
+      auto& flow = out[static_cast<std::size_t>(j)];
+      net::route_one_into(topology, router, t.src, t.dst, net::subflow_hash(hash, static_cast<std::uint32_t>(j)), flow);
+      latency = std::max(latency, flow.latency);
+    }
+  }
+  return latency;
+}
+}  // namespace
+
+DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
+                         std::uint64_t seed, int flows_per_connection) {
+  check_flows_per_connection(flows_per_connection);
+  const bool split = splits(topology, flows_per_connection);
   DagFlows out;
   out.flows.reserve(dag.size());
   out.begin.reserve(dag.size() + 1);
   out.latency.reserve(dag.size());
+  std::vector<net::RoutedFlow> flows;
   for (std::size_t i = 0; i < dag.size(); ++i) {
-    const Transfer& t = dag[static_cast<TransferIndex>(i)];
-    const std::uint64_t hash = net::flow_hash(seed, i);
     out.begin.push_back(static_cast<std::uint32_t>(out.flows.size()));
-    out.flows.push_back(net::route_one(topology, router, t.src, t.dst, hash));
-    sim::SimTime latency = out.flows.back().latency;
-    if (split && crosses_fabric(topology, out.flows.back().route)) {
-      for (int j = 1; j < flows_per_connection; ++j) {
-        out.flows.push_back(
-            net::route_one(topology, router, t.src, t.dst, net::subflow_hash(hash, static_cast<std::uint32_t>(j))));
-        latency = std::max(latency, out.flows.back().latency);
-      }
-    }
-    out.latency.push_back(latency);
+    out.latency.push_back(route_transfer(topology, router, dag[static_cast<TransferIndex>(i)], seed, i, split,
+                                         flows_per_connection, flows));
+    for (auto& f : flows) out.flows.push_back(std::move(f));
   }
   out.begin.push_back(static_cast<std::uint32_t>(out.flows.size()));
   return out;
 }
 
-DagLp::DagLp(const topo::Topology& topology, const TransferDag& dag, const DagFlows& flows)
-    : dag_(dag), flows_(flows), network_(capacities(topology)), timings_(dag.size()), unfinished_(dag.size()) {
-  if (flows.begin.size() != dag.size() + 1 || flows.latency.size() != dag.size()) {
-    throw std::invalid_argument("DagLp: the flows must be routed for this DAG's transfers");
-  }
+DagLp::DagLp(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
+             int flows_per_connection)
+    : topology_(topology),
+      router_(router),
+      dag_(dag),
+      seed_(seed),
+      split_(splits(topology, flows_per_connection)),
+      flows_per_connection_(flows_per_connection),
+      network_(capacities(topology)),
+      timings_(dag.size()),
+      unfinished_(dag.size()) {
+  check_flows_per_connection(flows_per_connection);
   const std::size_t n = dag.size();
   flows_left_.assign(n, 0);
+  routes_of_.assign(n, 0);
   succ_begin_.assign(n + 1, 0);
   waiting_on_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -137,8 +167,19 @@ void DagLp::on_start(sim::Context& ctx) {
 }
 
 void DagLp::release(TransferIndex i, sim::Context& ctx) {
+  std::uint32_t slot;
+  if (free_routes_.empty()) {
+    slot = static_cast<std::uint32_t>(pending_.size());
+    pending_.emplace_back();
+  } else {
+    slot = free_routes_.back();
+    free_routes_.pop_back();
+  }
+  routes_of_[i] = slot;
+  const sim::SimTime latency =
+      route_transfer(topology_, router_, dag_[i], seed_, i, split_, flows_per_connection_, pending_[slot]);
   const sim::SimTime delay =
-      sim::SimTime::from_ns(dag_[i].alpha_ns) + (dag_[i].pipelined ? sim::SimTime::zero() : flows_.latency[i]);
+      sim::SimTime::from_ns(dag_[i].alpha_ns) + (dag_[i].pipelined ? sim::SimTime::zero() : latency);
   timings_[i].released = ctx.now();
   timings_[i].activated = ctx.now() + delay;
   if (delay == sim::SimTime::zero()) {
@@ -150,15 +191,17 @@ void DagLp::release(TransferIndex i, sim::Context& ctx) {
 }
 
 void DagLp::start(TransferIndex i, sim::SimTime now) {
-  const std::uint32_t first = flows_.begin[i];
-  const std::uint32_t count = flows_.begin[i + 1] - first;
+  const std::uint32_t slot = routes_of_[i];
+  const auto& flows = pending_[slot];
+  const auto count = static_cast<std::uint32_t>(flows.size());
   flows_left_[i] = count;
   const double bytes = dag_[i].bytes / count;
-  for (std::uint32_t k = first; k < first + count; ++k) {
-    const net::FlowId f = network_.add_flow(flows_.flows[k].route, flows_.flows[k].fractions, bytes, now);
+  for (const net::RoutedFlow& flow : flows) {
+    const net::FlowId f = network_.add_flow(flow.route, flow.fractions, bytes, now);
     if (f >= transfer_of_flow_.size()) transfer_of_flow_.resize(f + 1);
     transfer_of_flow_[f] = i;
   }
+  free_routes_.push_back(slot);
 }
 
 void DagLp::on_event(const sim::Event& event, sim::Context& ctx) {
@@ -201,9 +244,8 @@ void DagLp::settle(sim::Context& ctx) {
 
 DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
                   int flows_per_connection) {
-  const DagFlows flows = route_dag_flows(topology, router, dag, seed, flows_per_connection);
   sim::Simulation simulation(seed);
-  const sim::LpId id = simulation.add(std::make_unique<DagLp>(topology, dag, flows));
+  const sim::LpId id = simulation.add(std::make_unique<DagLp>(topology, router, dag, seed, flows_per_connection));
   const sim::RunResult run = simulation.run({});
   const auto& lp = dynamic_cast<const DagLp&>(simulation.lp(id));
   if (lp.unfinished() != 0) {

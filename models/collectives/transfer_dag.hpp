@@ -82,7 +82,8 @@ struct DagFlows {
 
 // Routes every transfer of `dag` as the topology's routing mode and `flows_per_connection` say
 // (above): ECMP hash of (seed, index), sub-flow j of it subflow_hash(hash, j). Throws
-// std::invalid_argument for flows_per_connection < 1.
+// std::invalid_argument for flows_per_connection < 1. (DagLp routes each transfer the same way
+// when it is released; this is the whole table at once, for inspection.)
 DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
                          std::uint64_t seed, int flows_per_connection);
 
@@ -101,8 +102,12 @@ struct DagResult {
 
 class DagLp final : public sim::LogicalProcess {
  public:
-  // The DAG and flows must outlive the LP.
-  DagLp(const topo::Topology& topology, const TransferDag& dag, const DagFlows& flows);
+  // Routes each transfer when it is released, as route_dag_flows() would (the same flows, the
+  // same hashes), and keeps its routes only until its flows have started: the routes of a DAG of
+  // millions of transfers are never all held at once. The topology, router and DAG must outlive
+  // the LP; the router is used by this LP alone while it runs.
+  DagLp(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
+        int flows_per_connection);
 
   void on_start(sim::Context& ctx) override;
   void on_event(const sim::Event& event, sim::Context& ctx) override;
@@ -118,8 +123,12 @@ class DagLp final : public sim::LogicalProcess {
   void request_settle(sim::Context& ctx, sim::SimTime at);
   void settle(sim::Context& ctx);
 
+  const topo::Topology& topology_;
+  topo::Router& router_;
   const TransferDag& dag_;
-  const DagFlows& flows_;
+  std::uint64_t seed_;
+  bool split_;  // ECMP with several flows per connection: a fabric transfer is that many flows
+  int flows_per_connection_;
   net::FlowNetwork network_;
   // Successors in compressed form: successors of i are succ_[succ_begin_[i] .. succ_begin_[i + 1]).
   std::vector<std::uint32_t> succ_begin_;
@@ -128,6 +137,11 @@ class DagLp final : public sim::LogicalProcess {
   std::vector<std::uint32_t> flows_left_;        // per transfer: its flows not yet finished
   std::vector<TransferIndex> transfer_of_flow_;  // FlowNetwork slot -> transfer
   std::vector<TransferTiming> timings_;
+  // The routes of transfers released and waiting for their start: pending_[routes_of_[i]] for
+  // transfer i. Slots are reused (free_routes_), keeping their vectors' capacity.
+  std::vector<std::uint32_t> routes_of_;
+  std::vector<std::vector<net::RoutedFlow>> pending_;
+  std::vector<std::uint32_t> free_routes_;
   std::size_t unfinished_ = 0;
   std::uint64_t settle_generation_ = 0;  // only the latest scheduled settle acts
   sim::SimTime settle_at_ = sim::SimTime::max();

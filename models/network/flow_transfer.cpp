@@ -33,6 +33,14 @@ std::uint64_t subflow_hash(std::uint64_t hash, std::uint32_t j) { return j == 0 
 RoutedFlow route_one(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
                      std::uint64_t hash) {
   RoutedFlow out;
+  route_one_into(topology, router, src, dst, hash, out);
+  return out;
+}
+
+void route_one_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                    std::uint64_t hash, RoutedFlow& out) {
+  out.route.clear();
+  out.fractions.clear();
   if (topology.routing == topo::Routing::kAdaptive) {
     const auto& spread = router.spread(src, dst);
     double latency_ns = 0;
@@ -49,14 +57,12 @@ RoutedFlow route_one(const topo::Topology& topology, topo::Router& router, topo:
       for (const auto& s : spread) out.fractions.push_back(s.fraction);
     }
     out.latency = sim::SimTime::from_ns(std::llround(latency_ns));
-    return out;
+    return;
   }
-  const auto& route = router.route(src, dst, hash);
-  out.route.assign(route.begin(), route.end());
+  router.route_into(src, dst, hash, out.route);
   std::int64_t latency_ns = 0;
-  for (LinkId l : route) latency_ns += topology.link(l).latency_ns;
+  for (LinkId l : out.route) latency_ns += topology.link(l).latency_ns;
   out.latency = sim::SimTime::from_ns(latency_ns);
-  return out;
 }
 
 std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,

@@ -47,6 +47,10 @@ std::uint64_t subflow_hash(std::uint64_t hash, std::uint32_t j);
 // (Router::spread). The latency is the route's, a spread route's the mean over its bytes.
 RoutedFlow route_one(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
                      std::uint64_t hash);
+// The same into `out`, reusing its vectors' capacity. Neither keeps the route in the router's
+// cache (Router::route_into): every flow has its own hash, so a cache would only grow.
+void route_one_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                    std::uint64_t hash, RoutedFlow& out);
 
 std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,
                                     const std::vector<FlowRequest>& flows, std::uint64_t seed);

@@ -197,6 +197,27 @@ TEST_CASE("routes are deterministic: same (src, dst, hash), same links, in any R
   CHECK(ecmp_mix(1, 0) != ecmp_mix(2, 0));
 }
 
+TEST_CASE("route_into gives route()'s links and keeps nothing") {
+  for (auto routing : {fathom::topo::Routing::kEcmpHash, fathom::topo::Routing::kDestination}) {
+    Topology t = build_cluster(k_ary_3_tier(8));
+    t.routing = routing;
+    Router cached(t);
+    Router uncached(t);
+    std::mt19937_64 rng(7);
+    std::vector<LinkId> out{99, 98};  // replaced, not appended to
+    for (int i = 0; i < 500; ++i) {
+      const VertexId s = t.at(nic(rng() % 128));
+      const VertexId d = t.at(nic(rng() % 128));
+      const std::uint64_t h = rng();
+      uncached.route_into(s, d, h, out);
+      CHECK(out == cached.route(s, d, h));
+    }
+    CHECK(uncached.cached_routes() == 0);
+    CHECK(cached.cached_routes() > 0);
+    CHECK_THROWS_AS(uncached.route_into(0, static_cast<VertexId>(t.vertices().size()), 1, out), std::invalid_argument);
+  }
+}
+
 TEST_CASE("unreachable destinations and unknown vertices throw, naming them") {
   Topology t;
   const VertexId a = t.add_vertex("a", VertexKind::kSwitch, 1);
