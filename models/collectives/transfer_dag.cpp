@@ -15,8 +15,6 @@ namespace fathom::coll {
 namespace {
 constexpr sim::EventKind kActivate = 1;
 constexpr sim::EventKind kSettle = 2;
-// Settling runs after every activation of its instant, as in net::NetworkLp.
-constexpr std::uint8_t kSettlePriority = 255;
 
 std::vector<net::LinkCapacity> capacities(const topo::Topology& topology) {
   std::vector<net::LinkCapacity> caps;
@@ -138,7 +136,7 @@ DagLp::DagLp(const topo::Topology& topology, topo::Router& router, const Transfe
       seed_(seed),
       split_(splits(topology, flows_per_connection)),
       flows_per_connection_(flows_per_connection),
-      network_(capacities(topology)),
+      settler_(capacities(topology), kSettle),
       timings_(dag.size()),
       unfinished_(dag.size()) {
   check_flows_per_connection(flows_per_connection);
@@ -184,7 +182,7 @@ void DagLp::release(TransferIndex i, sim::Context& ctx) {
   timings_[i].activated = ctx.now() + delay;
   if (delay == sim::SimTime::zero()) {
     start(i, ctx.now());
-    request_settle(ctx, ctx.now());
+    settler_.request(ctx, ctx.now());
   } else {
     ctx.send(ctx.self(), delay, kActivate, sim::Payload::of(static_cast<std::uint64_t>(i)));
   }
@@ -197,7 +195,7 @@ void DagLp::start(TransferIndex i, sim::SimTime now) {
   flows_left_[i] = count;
   const double bytes = dag_[i].bytes / count;
   for (const net::RoutedFlow& flow : flows) {
-    const net::FlowId f = network_.add_flow(flow.route, flow.fractions, bytes, now);
+    const net::FlowId f = settler_.network().add_flow(flow.route, flow.fractions, bytes, now);
     if (f >= transfer_of_flow_.size()) transfer_of_flow_.resize(f + 1);
     transfer_of_flow_[f] = i;
   }
@@ -207,39 +205,20 @@ void DagLp::start(TransferIndex i, sim::SimTime now) {
 void DagLp::on_event(const sim::Event& event, sim::Context& ctx) {
   if (event.kind == kActivate) {
     start(static_cast<TransferIndex>(event.payload.as<std::uint64_t>()), ctx.now());
-    request_settle(ctx, ctx.now());
-  } else if (event.kind == kSettle && event.payload.as<std::uint64_t>() == settle_generation_) {
-    settle(ctx);
+    settler_.request(ctx, ctx.now());
+  } else if (settler_.is_due(event)) {
+    settler_.settle(ctx, [&](net::FlowId done) { finished(done, ctx); });
   }
 }
 
-void DagLp::request_settle(sim::Context& ctx, sim::SimTime at) {
-  if (settle_at_ == at) return;
-  ++settle_generation_;  // any settle scheduled earlier is now stale
-  settle_at_ = at;
-  ctx.send(ctx.self(), at - ctx.now(), kSettle, sim::Payload::of(settle_generation_), kSettlePriority);
-}
-
-void DagLp::settle(sim::Context& ctx) {
-  // Successors released here with no delay start inside this loop, so settle_at_ must
-  // still say "now" while it runs: they need no second settle at this instant.
-  const sim::SimTime now = ctx.now();
-  net::FlowId done;
-  do {
-    while (network_.pop_completed(now, done)) {
-      const TransferIndex i = transfer_of_flow_[done];
-      if (--flows_left_[i] > 0) continue;  // the transfer's other flows are still moving
-      timings_[i].finish = now;
-      --unfinished_;
-      for (std::uint32_t k = succ_begin_[i]; k < succ_begin_[i + 1]; ++k) {
-        if (--waiting_on_[succ_[k]] == 0) release(succ_[k], ctx);
-      }
-    }
-    network_.update(now);
-  } while (network_.next_completion() <= now);
-  settle_at_ = sim::SimTime::max();
-  const sim::SimTime next = network_.next_completion();
-  if (next != sim::SimTime::max()) request_settle(ctx, next);
+void DagLp::finished(net::FlowId flow, sim::Context& ctx) {
+  const TransferIndex i = transfer_of_flow_[flow];
+  if (--flows_left_[i] > 0) return;  // the transfer's other flows are still moving
+  timings_[i].finish = ctx.now();
+  --unfinished_;
+  for (std::uint32_t k = succ_begin_[i]; k < succ_begin_[i + 1]; ++k) {
+    if (--waiting_on_[succ_[k]] == 0) release(succ_[k], ctx);
+  }
 }
 
 DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,

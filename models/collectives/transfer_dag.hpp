@@ -21,9 +21,9 @@
 // adaptive routing its one flow is spread over every shortest path (net::route_one). Inside a node
 // and with D-mod-K a transfer is one flow.
 //
-// DagLp drives the FlowNetwork like net::NetworkLp does: every change of an instant is
-// applied first, then one "settle" event at priority 255 re-rates the network, pops the
-// completions and releases their successors. A successor with no delay at all starts inside
+// DagLp drives the FlowNetwork like net::NetworkLp does (net::FlowSettler): every change of an
+// instant is applied first, then one "settle" event at priority 255 re-rates the network, pops
+// the completions and releases their successors. A successor with no delay at all starts inside
 // the same settle, so a chain of zero-delay transfers costs no extra events.
 #pragma once
 
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "models/network/flow_network.hpp"
+#include "models/network/flow_settler.hpp"
 #include "models/network/flow_transfer.hpp"
 #include "sim/logical_process.hpp"
 #include "sim/time.hpp"
@@ -113,15 +114,14 @@ class DagLp final : public sim::LogicalProcess {
   void on_event(const sim::Event& event, sim::Context& ctx) override;
 
   const std::vector<TransferTiming>& timings() const { return timings_; }
-  const net::FlowNetwork& network() const { return network_; }
+  const net::FlowNetwork& network() const { return settler_.network(); }
   // Transfers not finished (non-zero after a run means the run was cut short).
   std::size_t unfinished() const { return unfinished_; }
 
  private:
   void release(TransferIndex i, sim::Context& ctx);
   void start(TransferIndex i, sim::SimTime now);
-  void request_settle(sim::Context& ctx, sim::SimTime at);
-  void settle(sim::Context& ctx);
+  void finished(net::FlowId flow, sim::Context& ctx);
 
   const topo::Topology& topology_;
   topo::Router& router_;
@@ -129,7 +129,7 @@ class DagLp final : public sim::LogicalProcess {
   std::uint64_t seed_;
   bool split_;  // ECMP with several flows per connection: a fabric transfer is that many flows
   int flows_per_connection_;
-  net::FlowNetwork network_;
+  net::FlowSettler settler_;
   // Successors in compressed form: successors of i are succ_[succ_begin_[i] .. succ_begin_[i + 1]).
   std::vector<std::uint32_t> succ_begin_;
   std::vector<TransferIndex> succ_;
@@ -143,8 +143,6 @@ class DagLp final : public sim::LogicalProcess {
   std::vector<std::vector<net::RoutedFlow>> pending_;
   std::vector<std::uint32_t> free_routes_;
   std::size_t unfinished_ = 0;
-  std::uint64_t settle_generation_ = 0;  // only the latest scheduled settle acts
-  sim::SimTime settle_at_ = sim::SimTime::max();
 };
 
 // Runs `dag` over `topology` (flows from route_dag_flows) and returns every transfer's times and

@@ -13,8 +13,6 @@ namespace fathom::net {
 namespace {
 constexpr sim::EventKind kActivate = 1;
 constexpr sim::EventKind kSettle = 2;
-// Settling runs after every activation and completion of its instant.
-constexpr std::uint8_t kSettlePriority = 255;
 
 std::vector<LinkCapacity> capacities(const topo::Topology& topology) {
   std::vector<LinkCapacity> caps;
@@ -76,10 +74,10 @@ std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router
 
 NetworkLp::NetworkLp(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
                      const std::vector<RoutedFlow>& routes, bool record_link_loads)
-    : flows_(flows), routes_(routes), network_(capacities(topology)), outcomes_(flows.size()) {
+    : flows_(flows), routes_(routes), settler_(capacities(topology), kSettle), outcomes_(flows.size()) {
   if (routes.size() != flows.size()) throw std::invalid_argument("NetworkLp: one route per flow is needed");
   if (record_link_loads) {
-    network_.set_load_observer([this](LinkId link, sim::SimTime t, double load) {
+    settler_.network().set_load_observer([this](LinkId link, sim::SimTime t, double load) {
       link_loads_.push_back({t, link, load});
     });
   }
@@ -108,32 +106,13 @@ void NetworkLp::on_event(const sim::Event& event, sim::Context& ctx) {
 void NetworkLp::handle(const sim::Event& event, sim::Context& ctx) {
   if (event.kind == kActivate) {
     const auto i = event.payload.as<std::uint64_t>();
-    const FlowId f = network_.add_flow(routes_[i].route, routes_[i].fractions, flows_[i].bytes, ctx.now());
+    const FlowId f = settler_.network().add_flow(routes_[i].route, routes_[i].fractions, flows_[i].bytes, ctx.now());
     if (f >= request_of_flow_.size()) request_of_flow_.resize(f + 1);
     request_of_flow_[f] = static_cast<std::uint32_t>(i);
-    request_settle(ctx, ctx.now());
-  } else if (event.kind == kSettle && event.payload.as<std::uint64_t>() == settle_generation_) {
-    settle(ctx);
+    settler_.request(ctx, ctx.now());
+  } else if (settler_.is_due(event)) {
+    settler_.settle(ctx, [&](FlowId done) { outcomes_[request_of_flow_[done]].finish = ctx.now(); });
   }
-}
-
-void NetworkLp::request_settle(sim::Context& ctx, sim::SimTime at) {
-  if (settle_at_ == at) return;
-  ++settle_generation_;  // any settle scheduled earlier is now stale
-  settle_at_ = at;
-  ctx.send(ctx.self(), at - ctx.now(), kSettle, sim::Payload::of(settle_generation_), kSettlePriority);
-}
-
-void NetworkLp::settle(sim::Context& ctx) {
-  settle_at_ = sim::SimTime::max();
-  const sim::SimTime now = ctx.now();
-  FlowId done;
-  do {
-    while (network_.pop_completed(now, done)) outcomes_[request_of_flow_[done]].finish = now;
-    network_.update(now);
-  } while (network_.next_completion() <= now);
-  const sim::SimTime next = network_.next_completion();
-  if (next != sim::SimTime::max()) request_settle(ctx, next);
 }
 
 TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,

@@ -6,14 +6,14 @@
 // topology --routes` and `fathom simulate` report the same paths. NetworkLp is the logical process
 // that owns the FlowNetwork: each flow waits its route's latency (the sum of its links'),
 // then shares bandwidth max-min fairly until its last byte arrives. All changes at one
-// instant are applied together, then rates are recomputed once: a "settle" event at the
-// lowest priority of that instant does it.
+// instant are applied together, then rates are recomputed once (FlowSettler).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "models/network/flow_network.hpp"
+#include "models/network/flow_settler.hpp"
 #include "sim/logical_process.hpp"
 #include "sim/simulation.hpp"
 #include "topologies/routing.hpp"
@@ -90,22 +90,18 @@ class NetworkLp final : public sim::LogicalProcess {
   void on_event(const sim::Event& event, sim::Context& ctx) override;
 
   const std::vector<FlowOutcome>& outcomes() const { return outcomes_; }
-  const FlowNetwork& network() const { return network_; }
+  const FlowNetwork& network() const { return settler_.network(); }
   const std::vector<LinkLoadSample>& link_loads() const { return link_loads_; }
 
  private:
   void handle(const sim::Event& event, sim::Context& ctx);
-  void request_settle(sim::Context& ctx, sim::SimTime at);
-  void settle(sim::Context& ctx);
 
   const std::vector<FlowRequest>& flows_;
   const std::vector<RoutedFlow>& routes_;
-  FlowNetwork network_;
+  FlowSettler settler_;
   std::vector<std::uint32_t> request_of_flow_;  // FlowNetwork slot -> request index
   std::vector<FlowOutcome> outcomes_;
   std::vector<LinkLoadSample> link_loads_;
-  std::uint64_t settle_generation_ = 0;  // only the latest scheduled settle acts
-  sim::SimTime settle_at_ = sim::SimTime::max();
 };
 
 // Simulates `flows` over `topology` and returns when the last one has finished.
