@@ -3,6 +3,7 @@
 // is timed by coll::CollectiveTimer (the collective's transfer DAG run over the flow network of
 // the scenario's cluster, or with --closed-form its closed form).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -74,6 +75,7 @@ std::int64_t parse_size(const std::string& flag, const std::string& text) {
 }
 
 void run_nccl_tests(const NcclTestsOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
   report::NcclTestsRequest q;
   q.op = o.op;
   if (!o.begin.empty()) q.min_bytes = parse_size("-b", o.begin);
@@ -98,6 +100,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   const report::NcclTestsSweep sweep = report::run_nccl_tests_sweep(s, q);
   outputs.report(o.output, false, [&](std::FILE* out) { report::write_nccl_tests_table(out, sweep); });
   outputs.commit();
+  print_wall_clock(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "cli/terminal_output.hpp"
 
+#include <sys/resource.h>
+
 #include "report/terminal.hpp"
 
 namespace fathom::cli {
@@ -48,7 +50,13 @@ void note_loaded(const scenario::Scenario& s) {
 }
 
 void print_wall_clock(double seconds) {
-  if (!quiet()) std::fprintf(stderr, "wall clock: %.3f s\n", seconds);
+  if (quiet()) return;
+  std::fprintf(stderr, "wall clock: %.3f s\n", seconds);
+  rusage usage{};
+  // Linux gives ru_maxrss in KiB.
+  if (getrusage(RUSAGE_SELF, &usage) == 0) {
+    std::fprintf(stderr, "peak memory: %.1f MiB\n", static_cast<double>(usage.ru_maxrss) / 1024.0);
+  }
 }
 
 }  // namespace fathom::cli

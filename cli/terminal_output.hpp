@@ -25,7 +25,9 @@ void warn(const topo::TopologySummary& summary);
 // With --verbose: the scenario, its overrides and the user catalogs it was loaded with.
 void note_loaded(const scenario::Scenario& s);
 
-// "wall clock: <s> s" on standard error since `started`, except with --quiet.
+// "wall clock: <s> s" on standard error, then "peak memory: <m> MiB" (the process's largest
+// resident set so far, from getrusage), except with --quiet. Neither goes to standard output or a
+// file: they differ from run to run, and the outputs must not.
 void print_wall_clock(double seconds);
 
 }  // namespace fathom::cli

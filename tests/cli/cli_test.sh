@@ -72,7 +72,7 @@ check "average bus bandwidth line" grep -qE '^# Avg bus bandwidth    : [0-9.]+' 
 check "algorithm per size line" grep -qE '^# Algorithm per size   : nvls 1MB-64MB$' <<<"$out"
 for op_factor in all_reduce:1.75 all_gather:0.875 reduce_scatter:0.875 alltoall:0.875 broadcast:1 reduce:1 sendrecv:1; do
   op=${op_factor%%:*}; factor=${op_factor##*:}
-  out=$("$build/fathom" nccl-tests "$dgx" --op "$op" -b 1M -e 64M -f 2 2>&1); rc=$?
+  out=$("$build/fathom" nccl-tests "$dgx" --op "$op" -b 1M -e 64M -f 2 2>"$tmp/nccl-$op.err"); rc=$?
   check "nccl-tests --op $op runs" test "$rc" -eq 0
   # 13 tokens per row; out-of-place algbw/busbw are 7 and 8, in-place 11 and 12 (printed to 0.01).
   check "nccl-tests --op $op: busbw = algbw x $factor" awk -v f="$factor" '
@@ -80,6 +80,12 @@ for op_factor in all_reduce:1.75 all_gather:0.875 reduce_scatter:0.875 alltoall:
             if (NF != 13 || $9 != 0 || $13 != 0) bad++ }
     END { exit !(rows == 7 && bad == 0) }' <<<"$out"
 done
+# Wall clock and peak memory go to stderr only (they differ between runs; the table must not).
+err=$("$build/fathom" nccl-tests "$dgx" -b 1M -e 1M 2>&1 >"$tmp/nccl-stdout.txt")
+check "nccl-tests reports its wall clock on stderr" grep -qE '^wall clock: [0-9]+\.[0-9]{3} s$' <<<"$err"
+check "nccl-tests reports its peak memory on stderr" grep -qE '^peak memory: [1-9][0-9]*\.[0-9] MiB$' <<<"$err"
+check "neither is in the table" bash -c "! grep -qE '^(wall clock|peak memory)' '$tmp/nccl-stdout.txt'"
+check "-q silences both" test -z "$("$build/fathom" nccl-tests "$dgx" -b 1M -e 1M -q 2>&1 >/dev/null)"
 out=$("$build/fathom" nccl-tests "$dgx" --op all_gather -b 1M -e 1M); check "all_gather: size is the total, count per rank" \
   grep -qE '^ +1048576 +32768 +float +none +-1 ' <<<"$out"
 for bad in "--op allreduce" "-b 1Q" "-e banana" "-b 8G -e 1M" "--algo ringg" "--op all_gather --algo nvls -e 1K" "--nodes 2" \
