@@ -145,8 +145,8 @@ class DagLp final : public sim::LogicalProcess {
   std::size_t unfinished_ = 0;
 };
 
-// Runs `dag` over `topology` (flows from route_dag_flows) and returns every transfer's times and
-// the makespan.
+// Runs `dag` over `topology` (its flows routed as route_dag_flows routes them) and returns every
+// transfer's times and the makespan.
 DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
                   int flows_per_connection = 1);
 
