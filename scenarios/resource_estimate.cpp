@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "models/collectives/step_period.hpp"
 #include "scenarios/units.hpp"
 #include "topologies/cluster.hpp"
 
@@ -87,14 +88,17 @@ ResourceEstimate estimate_cluster(const topo::ClusterSpec& cluster) {
 }
 
 ResourceUse nccl_tests_dag(std::int64_t ranks, double max_bytes, const coll::CollectiveParams& params) {
-  // A ring all-reduce, the largest DAG nccl-tests builds: 2(n - 1) steps of n sends, each cut
-  // into slices of slice_bytes, at most max_slices per GPU of the chain.
+  // A ring all-reduce: 2(n - 1) steps of n sends, each cut into slices of slice_bytes, at most
+  // max_slices per GPU of the chain. It is timed by its period (coll::run_by_step_period): the
+  // steps held are a prefix, taken here as two prefixes' worth (one doubling); a fabric that
+  // breaks the period costs more, up to every step.
   const double n = static_cast<double>(std::max<std::int64_t>(ranks, 1));
   const double real = std::ceil(max_bytes / n / std::max(1.0, params.slice_bytes));
   const double cap = static_cast<double>(params.max_slices) * std::max(1.0, n - 2);
   const double slices = std::clamp(real, 1.0, std::max(1.0, cap));
-  return {"transfers of the largest size's collective DAG (GPUs x steps x slices)", "collectives.max_slices",
-          ranks < 2 ? 0.0 : 2 * (n - 1) * n * slices, kBytesPerTransfer,
+  const double steps = std::min(2 * (n - 1), 2.0 * coll::kFirstPrefixSteps);
+  return {"transfers of the largest size's collective DAG (GPUs x steps simulated x slices)", "collectives.max_slices",
+          ranks < 2 ? 0.0 : steps * n * slices, kBytesPerTransfer,
           "the largest size (-e), the GPUs (--nodes, --gpus-per-node) or collectives.max_slices, raise "
           "collectives.slice, or time the sizes with --closed-form"};
 }

@@ -81,6 +81,14 @@ Slicing slicing(double message_bytes, double slice_bytes, int max_slices, std::i
   return s;
 }
 
+void check_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec) {
+  if (is_stepped_ring(op, algorithm)) {
+    ring_first_steps(op, topology, spec, 0);  // validates the spec and finds the channels
+  } else {
+    build_collective(op, algorithm, topology, spec);
+  }
+}
+
 TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec) {
   switch (op) {
     case Op::kAllReduce:

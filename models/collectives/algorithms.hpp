@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "models/collectives/collective_params.hpp"
+#include "models/collectives/step_period.hpp"
 #include "models/collectives/transfer_dag.hpp"
 #include "topologies/topology.hpp"
 
@@ -136,6 +137,13 @@ TransferDag ring_all_gather(const CollectiveSpec& spec);
 TransferDag ring_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec);
 TransferDag ring_reduce_scatter(const topo::Topology& topology, const CollectiveSpec& spec);
 TransferDag ring_all_gather(const topo::Topology& topology, const CollectiveSpec& spec);
+// A ring all-reduce, reduce-scatter or all-gather over ring_channels() as identical steps, for
+// timing it by its period (step_period.hpp): how many steps it has (2(n-1) for an all-reduce,
+// n-1 for the others), and its first `steps` (all of them: the DAG above) with each transfer's
+// step. Throws std::invalid_argument for another op or a step count out of range.
+bool is_stepped_ring(Op op, Algorithm algorithm);  // a ring all-reduce, reduce-scatter or all-gather
+int ring_step_count(Op op, std::size_t ranks);
+StepDag ring_first_steps(Op op, const topo::Topology& topology, const CollectiveSpec& spec, int steps);
 TransferDag ring_broadcast(const CollectiveSpec& spec);  // chain root, root+1, ..., root-1
 TransferDag ring_reduce(const CollectiveSpec& spec);     // chain root+1, root+2, ..., root
 TransferDag direct_all_to_all(const CollectiveSpec& spec);
@@ -181,6 +189,9 @@ TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
 
 // Dispatch; throws std::invalid_argument for a pair the library does not implement.
 TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec);
+// Throws what build_collective would for this op, algorithm and spec, without building the
+// whole DAG where it need not (a ring's steps: none is built).
+void check_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec);
 
 // The double binary tree's two trees: parent[t][r] is rank r's parent in tree t (-1 at the
 // root). Tree 0 is NCCL's bit-based binary tree rooted at rank 0 (ncclGetBtree); tree 1 is, as

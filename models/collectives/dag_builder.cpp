@@ -171,7 +171,7 @@ TransferIndex Builder::add(VertexId src, VertexId dst, double bytes, std::vector
   std::sort(after.begin(), after.end());
   after.erase(std::unique(after.begin(), after.end()), after.end());
   const std::int64_t delay = slice == 0 ? alpha_ns_ : slicing_.delay_ns(slice);
-  const TransferIndex i = dag_.add({src, dst, bytes, delay, std::move(after), slice > 0});
+  const TransferIndex i = dag_.add({src, dst, bytes, delay, std::move(after), slice > 0, channel_});
   last_send_[key(src)] = i;
   last_recv_[key(dst)] = i;
   return i;
@@ -186,14 +186,14 @@ TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std:
   std::sort(after.begin(), after.end());
   after.erase(std::unique(after.begin(), after.end()), after.end());
   roles_.resize(dag_.size(), kNone);
-  std::vector<TransferIndex> deps{dag_.add({src, dst, 0, delays_.ns[role], std::move(after), pipelined})};
+  std::vector<TransferIndex> deps{dag_.add({src, dst, 0, delays_.ns[role], std::move(after), pipelined, connection})};
   roles_.push_back(role);
   for (topo::LinkId l : links) {
     if (auto it = last_on_link_.find(l); it != last_on_link_.end()) deps.push_back(it->second);
   }
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-  const TransferIndex i = dag_.add({src, dst, bytes, 0, std::move(deps), true});
+  const TransferIndex i = dag_.add({src, dst, bytes, 0, std::move(deps), true, connection});
   roles_.push_back(kNone);
   for (topo::LinkId l : links) last_on_link_[l] = i;
   previous->second = i;

@@ -145,6 +145,7 @@ class Builder {
   void set_delays(const Delays& delays) { delays_ = delays; }
 
   std::optional<TransferIndex> last_recv(topo::VertexId v) const;
+  std::size_t size() const { return dag_.size(); }  // transfers emitted so far
 
   TransferDag take() { return std::move(dag_); }
   // The DAG and the delay role of each of its transfers.

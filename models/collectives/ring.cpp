@@ -2,6 +2,9 @@
 // on multi-node groups), all-reduce as reduce-scatter then all-gather, and broadcast and reduce
 // as a pipelined chain from or to the root.
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "models/collectives/algorithms.hpp"
@@ -23,17 +26,31 @@ Slicing chain_slices(const CollectiveSpec& spec) {
   return slicing(spec.bytes, spec.slice_bytes, chain_slice_cap(spec.max_slices, spec.ranks.size()), spec.step_ns);
 }
 
-// A ring collective of `steps(n)` steps of bytes / n, one ring per channel on bytes / C.
-TransferDag channel_rings(const std::vector<std::vector<VertexId>>& channels, const CollectiveSpec& spec,
-                          bool all_reduce) {
+// The first `steps` of a ring collective's steps of bytes / n, one ring per channel on bytes / C,
+// and each transfer's step (step_of, when given). A channel's ring_phase emits its steps in
+// order, each the same number of transfers.
+TransferDag channel_rings(const std::vector<std::vector<VertexId>>& channels, const CollectiveSpec& spec, int steps,
+                          std::vector<std::uint32_t>* step_of = nullptr) {
   Builder b(spec.alpha_ns);
   const int n = static_cast<int>(spec.ranks.size());
   const double channel_bytes = spec.bytes / static_cast<double>(channels.size());
+  std::size_t built = 0;
   for (std::size_t c = 0; c < channels.size(); ++c) {
     b.set_channel(static_cast<int>(c));
-    ring(b, spec, channels[c], all_reduce ? 2 * (n - 1) : n - 1, channel_bytes / n);
+    ring(b, spec, channels[c], steps, channel_bytes / n);
+    if (step_of == nullptr) continue;
+    const std::size_t added = b.size() - built;
+    const std::size_t per_step = steps > 0 ? added / static_cast<std::size_t>(steps) : 0;
+    for (std::size_t j = 0; j < added; ++j) step_of->push_back(static_cast<std::uint32_t>(j / per_step));
+    built = b.size();
   }
   return b.take();
+}
+
+TransferDag channel_rings(const std::vector<std::vector<VertexId>>& channels, const CollectiveSpec& spec,
+                          bool all_reduce) {
+  return channel_rings(channels, spec,
+                       ring_step_count(all_reduce ? Op::kAllReduce : Op::kAllGather, spec.ranks.size()));
 }
 
 }  // namespace
@@ -80,6 +97,30 @@ TransferDag ring_reduce_scatter(const topo::Topology& topology, const Collective
 TransferDag ring_all_gather(const topo::Topology& topology, const CollectiveSpec& spec) {
   validate(spec, "ring all-gather");
   return channel_rings(ring_channels(topology, spec.ranks), spec, false);
+}
+
+bool is_stepped_ring(Op op, Algorithm algorithm) {
+  return algorithm == Algorithm::kRing && (op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather);
+}
+
+int ring_step_count(Op op, std::size_t ranks) {
+  const int n = static_cast<int>(ranks);
+  return op == Op::kAllReduce ? 2 * (n - 1) : n - 1;
+}
+
+StepDag ring_first_steps(Op op, const topo::Topology& topology, const CollectiveSpec& spec, int steps) {
+  if (!is_stepped_ring(op, Algorithm::kRing)) {
+    throw std::invalid_argument(std::string("ring_first_steps: ") + std::string(to_string(op)) +
+                                " is not a stepped ring collective");
+  }
+  validate(spec, "ring collective");
+  if (steps < 0 || steps > ring_step_count(op, spec.ranks.size())) {
+    throw std::invalid_argument("ring_first_steps: " + std::to_string(steps) + " steps of " +
+                                std::to_string(ring_step_count(op, spec.ranks.size())));
+  }
+  StepDag out;
+  out.dag = channel_rings(ring_channels(topology, spec.ranks), spec, steps, &out.step);
+  return out;
 }
 
 TransferDag ring_broadcast(const CollectiveSpec& spec) {

@@ -5,8 +5,11 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 
 #include "sim/context.hpp"
+#include "sim/hash.hpp"
 #include "sim/interrupt/interrupt.hpp"
 #include "sim/simulation.hpp"
 
@@ -52,12 +55,17 @@ double TransferDag::total_bytes() const {
   return sum;
 }
 
+std::uint64_t connection_hash(std::uint64_t seed, const Transfer& transfer) {
+  const std::uint64_t pair = (static_cast<std::uint64_t>(transfer.src) << 32) | transfer.dst;
+  return net::flow_hash(seed, sim::hash_combine(pair, transfer.connection));
+}
+
 std::vector<net::RoutedFlow> route_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
                                        std::uint64_t seed) {
   std::vector<net::RoutedFlow> routed(dag.size());
   for (std::size_t i = 0; i < dag.size(); ++i) {
-    const auto& route = router.route(dag[static_cast<TransferIndex>(i)].src, dag[static_cast<TransferIndex>(i)].dst,
-                                     net::flow_hash(seed, i));
+    const Transfer& t = dag[static_cast<TransferIndex>(i)];
+    const auto& route = router.route(t.src, t.dst, connection_hash(seed, t));
     routed[i].route.assign(route.begin(), route.end());
     std::int64_t latency_ns = 0;
     for (net::LinkId l : route) latency_ns += topology.link(l).latency_ns;
@@ -88,12 +96,11 @@ bool splits(const topo::Topology& topology, int flows_per_connection) {
   return topology.routing == topo::Routing::kEcmpHash && flows_per_connection > 1;
 }
 
-// Transfer `index`'s flows into `out` (its vectors reused): one, or with `split` and a route
+// Transfer t's flows into `out` (its vectors reused): one, or with `split` and a route
 // across the fabric flows_per_connection of them. Returns the longest of their route latencies.
 sim::SimTime route_transfer(const topo::Topology& topology, topo::Router& router, const Transfer& t, std::uint64_t seed,
-                            std::size_t index, bool split, int flows_per_connection,
-                            std::vector<net::RoutedFlow>& out) {
-  const std::uint64_t hash = net::flow_hash(seed, index);
+                            bool split, int flows_per_connection, std::vector<net::RoutedFlow>& out) {
+  const std::uint64_t hash = connection_hash(seed, t);
   out.resize(1);
   net::route_one_into(topology, router, t.src, t.dst, hash, out[0]);
   sim::SimTime latency = out[0].latency;
@@ -120,8 +127,8 @@ DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, c
   std::vector<net::RoutedFlow> flows;
   for (std::size_t i = 0; i < dag.size(); ++i) {
     out.begin.push_back(static_cast<std::uint32_t>(out.flows.size()));
-    out.latency.push_back(route_transfer(topology, router, dag[static_cast<TransferIndex>(i)], seed, i, split,
-                                         flows_per_connection, flows));
+    out.latency.push_back(
+        route_transfer(topology, router, dag[static_cast<TransferIndex>(i)], seed, split, flows_per_connection, flows));
     for (auto& f : flows) out.flows.push_back(std::move(f));
   }
   out.begin.push_back(static_cast<std::uint32_t>(out.flows.size()));
@@ -142,7 +149,7 @@ DagLp::DagLp(const topo::Topology& topology, topo::Router& router, const Transfe
   check_flows_per_connection(flows_per_connection);
   const std::size_t n = dag.size();
   flows_left_.assign(n, 0);
-  routes_of_.assign(n, 0);
+  route_connections();
   succ_begin_.assign(n + 1, 0);
   waiting_on_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -164,20 +171,46 @@ void DagLp::on_start(sim::Context& ctx) {
   }
 }
 
-void DagLp::release(TransferIndex i, sim::Context& ctx) {
-  std::uint32_t slot;
-  if (free_routes_.empty()) {
-    slot = static_cast<std::uint32_t>(pending_.size());
-    pending_.emplace_back();
-  } else {
-    slot = free_routes_.back();
-    free_routes_.pop_back();
+void DagLp::route_connections() {
+  // Each distinct connection once, numbered in order of first use.
+  struct Key {
+    std::uint64_t pair;
+    std::uint32_t connection;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return sim::hash_combine(k.pair, k.connection); }
+  };
+  std::unordered_map<Key, std::uint32_t, KeyHash> index;
+  std::vector<TransferIndex> first_use;
+  connection_of_.resize(dag_.size());
+  for (std::size_t i = 0; i < dag_.size(); ++i) {
+    const Transfer& t = dag_.transfers()[i];
+    const Key key{(static_cast<std::uint64_t>(t.src) << 32) | t.dst, t.connection};
+    const auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(first_use.size()));
+    if (fresh) first_use.push_back(static_cast<TransferIndex>(i));
+    connection_of_[i] = it->second;
   }
-  routes_of_[i] = slot;
-  const sim::SimTime latency =
-      route_transfer(topology_, router_, dag_[i], seed_, i, split_, flows_per_connection_, pending_[slot]);
-  const sim::SimTime delay =
-      sim::SimTime::from_ns(dag_[i].alpha_ns) + (dag_[i].pipelined ? sim::SimTime::zero() : latency);
+  // Routed destination by destination, so that the router builds each destination's distance
+  // table once, however many tables its budget holds.
+  std::vector<std::uint32_t> order(first_use.size());
+  for (std::uint32_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const Transfer& x = dag_[first_use[a]];
+    const Transfer& y = dag_[first_use[b]];
+    return std::tie(x.dst, x.src, x.connection) < std::tie(y.dst, y.src, y.connection);
+  });
+  routes_.resize(first_use.size());
+  latency_.resize(first_use.size());
+  for (std::uint32_t c : order) {
+    latency_[c] =
+        route_transfer(topology_, router_, dag_[first_use[c]], seed_, split_, flows_per_connection_, routes_[c]);
+  }
+}
+
+void DagLp::release(TransferIndex i, sim::Context& ctx) {
+  const sim::SimTime delay = sim::SimTime::from_ns(dag_[i].alpha_ns) +
+                             (dag_[i].pipelined ? sim::SimTime::zero() : latency_[connection_of_[i]]);
   timings_[i].released = ctx.now();
   timings_[i].activated = ctx.now() + delay;
   if (delay == sim::SimTime::zero()) {
@@ -189,8 +222,7 @@ void DagLp::release(TransferIndex i, sim::Context& ctx) {
 }
 
 void DagLp::start(TransferIndex i, sim::SimTime now) {
-  const std::uint32_t slot = routes_of_[i];
-  const auto& flows = pending_[slot];
+  const auto& flows = routes_[connection_of_[i]];
   const auto count = static_cast<std::uint32_t>(flows.size());
   flows_left_[i] = count;
   const double bytes = dag_[i].bytes / count;
@@ -199,7 +231,6 @@ void DagLp::start(TransferIndex i, sim::SimTime now) {
     if (f >= transfer_of_flow_.size()) transfer_of_flow_.resize(f + 1);
     transfer_of_flow_[f] = i;
   }
-  free_routes_.push_back(slot);
 }
 
 void DagLp::on_event(const sim::Event& event, sim::Context& ctx) {

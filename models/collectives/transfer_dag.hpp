@@ -49,7 +49,13 @@ struct Transfer {
   std::int64_t alpha_ns = 0;         // extra start delay once released
   std::vector<TransferIndex> after;  // predecessors: all must finish before this is released
   bool pipelined = false;            // a later slice of a streamed message: no route latency
+  std::uint32_t connection = 0;      // which of src -> dst's connections carries it (a channel, a tree)
 };
+
+// The ECMP hash of a transfer: that of its connection (src, dst, connection), the same for every
+// transfer the connection carries, as NCCL keeps one queue pair per channel and peer, hashed once
+// on its 5-tuple, for the whole collective. A function of the seed and the connection alone.
+std::uint64_t connection_hash(std::uint64_t seed, const Transfer& transfer);
 
 class TransferDag {
  public:
@@ -69,8 +75,8 @@ class TransferDag {
 };
 
 // One path per transfer, the one the closed forms read (alpha_beta.hpp): Router::route with the
-// ECMP hash of transfer i, the same function of (seed, index) as net::flow_hash, so a DAG's routes
-// are reproducible from the seed alone. (run_dag moves the bytes on route_dag_flows' flows.)
+// transfer's connection_hash, so a DAG's routes are reproducible from the seed alone. (run_dag moves the bytes on
+// route_dag_flows' flows.)
 std::vector<net::RoutedFlow> route_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
                                        std::uint64_t seed);
 
@@ -82,7 +88,7 @@ struct DagFlows {
 };
 
 // Routes every transfer of `dag` as the topology's routing mode and `flows_per_connection` say
-// (above): ECMP hash of (seed, index), sub-flow j of it subflow_hash(hash, j). Throws
+// (above): the ECMP hash of its connection (connection_hash), sub-flow j of it subflow_hash(hash, j). Throws
 // std::invalid_argument for flows_per_connection < 1. (DagLp routes each transfer the same way
 // when it is released; this is the whole table at once, for inspection.)
 DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
@@ -103,10 +109,11 @@ struct DagResult {
 
 class DagLp final : public sim::LogicalProcess {
  public:
-  // Routes each transfer when it is released, as route_dag_flows() would (the same flows, the
-  // same hashes), and keeps its routes only until its flows have started: the routes of a DAG of
-  // millions of transfers are never all held at once. The topology, router and DAG must outlive
-  // the LP; the router is used by this LP alone while it runs.
+  // Routes each of the DAG's connections (src, dst, connection) once, as route_dag_flows() would
+  // (the same flows, the same hashes), destination by destination, and keeps those routes for
+  // the run: a ring's thousands of steps reuse its few thousand connections' routes. Nothing is
+  // kept in the router's route cache. The topology, router and DAG must outlive the LP; the
+  // router is used by this LP alone while it runs.
   DagLp(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
         int flows_per_connection);
 
@@ -119,6 +126,7 @@ class DagLp final : public sim::LogicalProcess {
   std::size_t unfinished() const { return unfinished_; }
 
  private:
+  void route_connections();
   void release(TransferIndex i, sim::Context& ctx);
   void start(TransferIndex i, sim::SimTime now);
   void finished(net::FlowId flow, sim::Context& ctx);
@@ -137,11 +145,11 @@ class DagLp final : public sim::LogicalProcess {
   std::vector<std::uint32_t> flows_left_;        // per transfer: its flows not yet finished
   std::vector<TransferIndex> transfer_of_flow_;  // FlowNetwork slot -> transfer
   std::vector<TransferTiming> timings_;
-  // The routes of transfers released and waiting for their start: pending_[routes_of_[i]] for
-  // transfer i. Slots are reused (free_routes_), keeping their vectors' capacity.
-  std::vector<std::uint32_t> routes_of_;
-  std::vector<std::vector<net::RoutedFlow>> pending_;
-  std::vector<std::uint32_t> free_routes_;
+  // Every connection's flows and route latency, routed once before the run: transfer i travels
+  // on routes_[connection_of_[i]].
+  std::vector<std::uint32_t> connection_of_;
+  std::vector<std::vector<net::RoutedFlow>> routes_;
+  std::vector<sim::SimTime> latency_;
   std::size_t unfinished_ = 0;
 };
 

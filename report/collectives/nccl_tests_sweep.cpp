@@ -90,7 +90,7 @@ NcclTestsSweep sweep(const scenario::Scenario& s, const NcclTestsRequest& q) {
     coll::CollectiveSpec probe;
     probe.ranks = ranks;
     try {
-      coll::build_collective(w.op.op, *algo, plain, probe);
+      coll::check_collective(w.op.op, *algo, plain, probe);
     } catch (const std::invalid_argument& e) {
       throw algo_error(e);
     }

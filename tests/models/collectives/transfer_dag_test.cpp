@@ -165,18 +165,18 @@ TEST_CASE("a transfer as several flows: ECMP sub-flows, adaptive spread, D-mod-K
   CHECK(nd == 1);
   CHECK(dmodk == one);
   // ECMP with k flows of 1/k each: between the two, and at most the host link's rate; with many
-  // flows the hash spreads them close to the adaptive time.
-  SimTime previous = one;
+  // flows the hash spreads them close to the adaptive time. (Not monotonic in k: each k is its
+  // own draw of the hash, and 16 flows can land less evenly than 4.)
+  SimTime many = one;
   for (int k : {2, 4, 16, 64}) {
     CAPTURE(k);
     const auto [t, n] = time_of(Routing::kEcmpHash, k);
     CHECK(n == static_cast<std::uint32_t>(k));
     CHECK(t <= one);
     CHECK(t >= spread);
-    if (k >= 16) CHECK(t <= previous);
-    previous = t;
+    many = t;
   }
-  CHECK(previous.to_seconds() < 1.5 * spread.to_seconds());
+  CHECK(many.to_seconds() < 1.5 * spread.to_seconds());
   // A transfer that stays on NVLink is one flow; one over host-leaf links is k.
   Topology node;
   const auto g0 = node.add_vertex("g0", VertexKind::kGpu);

@@ -1,0 +1,59 @@
+// Timing a collective that repeats one step many times (a ring's 2(n-1) steps) from its first
+// steps: the makespan of the whole, found by simulating a prefix until the prefix shows a period,
+// then extrapolating it.
+//
+// Why this is sound. A ring's steps are identical: every step moves the same bytes over the same
+// connections, and with connection hashing (connection_hash) the same routes. Once a step's
+// finish follows the previous one's by a fixed time P, and the steps that follow start from the
+// same state shifted by P, every later step repeats it: the run is periodic. A prefix of m steps is
+// run on the flow network; F_k is the last finish of step k. The prefix is accepted as periodic
+// when the last half of its steps (the prefix's own last step included, which has no step behind
+// it to compete with) all finish within 1 ns of their mean spacing P; the makespan is then
+// F_{m-1} + (steps - m) P. Otherwise m doubles, up to the whole DAG, which is run exactly:
+// anything that breaks the repetition (a fabric that is not symmetric, a collision pattern that
+// changes, other traffic) costs at most twice a full run and never a wrong answer.
+//
+// Background traffic (`background`, transfers of other work sharing the fabric) takes part in
+// every prefix run; a period is only accepted once every background transfer has finished before
+// the window that shows it, since traffic still running could end later and change the spacing.
+// Tests check the extrapolated makespan against the full DAG on every ring collective, with and
+// without background traffic (tests/models/collectives/step_period_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "models/collectives/transfer_dag.hpp"
+#include "sim/time.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace fathom::coll {
+
+// The first steps of a stepped collective: its DAG and each transfer's step.
+struct StepDag {
+  TransferDag dag;
+  std::vector<std::uint32_t> step;  // per transfer of dag
+};
+
+// Builds the first `steps` steps (the whole collective when steps is its step count).
+using StepDagBuilder = std::function<StepDag(int steps)>;
+
+struct StepPeriodRun {
+  sim::SimTime makespan;    // of the whole collective
+  int simulated_steps = 0;  // the prefix that was run (all steps when nothing was extrapolated)
+  sim::SimTime period;      // the spacing extrapolated (zero when the whole ran)
+  bool extrapolated = false;
+};
+
+// The first prefix tried; each later one doubles it.
+inline constexpr int kFirstPrefixSteps = 16;
+
+// Runs `build`'s collective of `steps` steps (>= 1) as above, its flows routed as run_dag routes
+// them. `background` (may be null or empty) runs beside every prefix from time zero.
+StepPeriodRun run_by_step_period(const topo::Topology& topology, topo::Router& router, const StepDagBuilder& build,
+                                 int steps, std::uint64_t seed, int flows_per_connection,
+                                 const TransferDag* background = nullptr);
+
+}  // namespace fathom::coll

@@ -1,0 +1,193 @@
+// A ring collective timed from its first steps (step_period.hpp) against its whole transfer DAG
+// run on the same flow network: equal within 0.1% on every stepped ring collective, fabric and
+// size where both run, with and without other traffic beside it.
+#include "models/collectives/step_period.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/collectives/algorithms.hpp"
+#include "models/collectives/transfer_dag.hpp"
+#include "tests/models/collectives/dgx_cluster.hpp"
+#include "topologies/cluster.hpp"
+#include "topologies/routing.hpp"
+
+using fathom::coll::CollectiveSpec;
+using fathom::coll::DagResult;
+using fathom::coll::Op;
+using fathom::coll::run_by_step_period;
+using fathom::coll::StepDag;
+using fathom::coll::StepPeriodRun;
+using fathom::coll::TransferDag;
+using fathom::coll::testing::dgx_spec;
+using fathom::coll::testing::gpus;
+using fathom::topo::Router;
+using fathom::topo::Routing;
+using fathom::topo::Topology;
+
+namespace {
+
+constexpr std::uint64_t kSeed = 20261202;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// DGX-like nodes, one per leaf, under 8 spines of one NIC's rate each: the leaf is not
+// oversubscribed, but ECMP can hash two of a leaf's flows onto one spine cable (collisions that
+// last the whole collective, since a connection keeps its hash).
+Topology spine_cluster(int nodes, Routing routing, double cable_bytes_per_s = 50e9) {
+  fathom::topo::ClusterSpec spec = dgx_spec(nodes, /*nvls=*/false);
+  spec.fabric.spines = 8;
+  spec.fabric.tier[1] = {cable_bytes_per_s, 700};
+  spec.fabric.routing = routing;
+  return fathom::topo::build_cluster(spec);
+}
+
+CollectiveSpec ring_spec(const Topology& t, int nodes, double bytes) {
+  CollectiveSpec spec;
+  spec.ranks = gpus(t, nodes * 8);
+  spec.bytes = bytes;
+  spec.alpha_ns = 5000;
+  spec.slice_bytes = 512 * 1024;
+  spec.max_slices = 4;
+  spec.step_ns = 300;
+  return spec;
+}
+
+// The collective's own last finish in a run of its DAG followed by `others` transfers.
+std::int64_t own_finish(const DagResult& r, std::size_t own) {
+  std::int64_t last = 0;
+  for (std::size_t i = 0; i < own; ++i) last = std::max(last, r.transfers[i].finish.ns());
+  return last;
+}
+
+// The whole ring, then `background` after it (predecessors shifted), run as one DAG.
+std::int64_t full_run(const Topology& t, Router& router, Op op, const CollectiveSpec& spec,
+                      const TransferDag* background, int flows_per_connection = 1) {
+  const int steps = fathom::coll::ring_step_count(op, spec.ranks.size());
+  TransferDag dag = fathom::coll::ring_first_steps(op, t, spec, steps).dag;
+  const std::size_t own = dag.size();
+  if (background != nullptr) {
+    const auto offset = static_cast<fathom::coll::TransferIndex>(dag.size());
+    for (auto transfer : background->transfers()) {
+      for (auto& p : transfer.after) p += offset;
+      dag.add(std::move(transfer));
+    }
+  }
+  return own_finish(fathom::coll::run_dag(t, router, dag, kSeed, flows_per_connection), own);
+}
+
+StepPeriodRun by_period(const Topology& t, Router& router, Op op, const CollectiveSpec& spec,
+                        const TransferDag* background, int flows_per_connection = 1) {
+  return run_by_step_period(
+      t, router, [&](int steps) { return fathom::coll::ring_first_steps(op, t, spec, steps); },
+      fathom::coll::ring_step_count(op, spec.ranks.size()), kSeed, flows_per_connection, background);
+}
+
+}  // namespace
+
+TEST_CASE("a ring timed by its period equals its whole DAG within 0.1%, extrapolating from a prefix") {
+  for (Routing routing : {Routing::kEcmpHash, Routing::kDestination, Routing::kAdaptive}) {
+    for (int nodes : {4, 8, 16}) {
+      const Topology t = spine_cluster(nodes, routing);
+      Router router(t);
+      for (Op op : {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather}) {
+        for (double bytes : {8 * kMiB, 1024 * kMiB}) {
+          CAPTURE(static_cast<int>(routing));
+          CAPTURE(nodes);
+          CAPTURE(static_cast<int>(op));
+          CAPTURE(bytes);
+          const CollectiveSpec spec = ring_spec(t, nodes, bytes);
+          const StepPeriodRun run = by_period(t, router, op, spec, nullptr);
+          const auto full = static_cast<double>(full_run(t, router, op, spec, nullptr));
+          CHECK(static_cast<double>(run.makespan.ns()) == doctest::Approx(full).epsilon(1e-3));
+          // The shortcut is what ran: a prefix, shorter than the whole, with a period.
+          CHECK(run.extrapolated);
+          CHECK(run.simulated_steps < fathom::coll::ring_step_count(op, spec.ranks.size()));
+          CHECK(run.period.ns() > 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("with several flows per connection and an oversubscribed spine the period still holds") {
+  const Topology t = spine_cluster(8, Routing::kEcmpHash, 20e9);
+  Router router(t);
+  const CollectiveSpec spec = ring_spec(t, 8, 256 * kMiB);
+  for (int k : {1, 2, 4}) {
+    CAPTURE(k);
+    const StepPeriodRun run = by_period(t, router, Op::kAllReduce, spec, nullptr, k);
+    const auto full = static_cast<double>(full_run(t, router, Op::kAllReduce, spec, nullptr, k));
+    CHECK(static_cast<double>(run.makespan.ns()) == doctest::Approx(full).epsilon(1e-3));
+    CHECK(run.extrapolated);
+  }
+}
+
+TEST_CASE("beside background traffic: equal to the whole DAG with it, extrapolated only after it ends") {
+  const int nodes = 8;
+  const Topology t = spine_cluster(nodes, Routing::kEcmpHash);
+  Router router(t);
+  const CollectiveSpec spec = ring_spec(t, nodes, 1024 * kMiB);
+  const int steps = fathom::coll::ring_step_count(Op::kAllReduce, spec.ranks.size());
+  const double alone = static_cast<double>(full_run(t, router, Op::kAllReduce, spec, nullptr));
+  // Other work on every NIC and spine the ring crosses: each GPU sends to the same GPU of the
+  // node two ahead.
+  const auto background = [&](double bytes) {
+    TransferDag dag;
+    for (int n = 0; n < nodes; ++n) {
+      for (int g = 0; g < 8; ++g) {
+        const std::string gpu = ".gpu" + std::to_string(g);
+        dag.add({t.at("n" + std::to_string(n) + gpu),
+                 t.at("n" + std::to_string((n + 2) % nodes) + gpu),
+                 bytes,
+                 0,
+                 {},
+                 false,
+                 99});
+      }
+    }
+    return dag;
+  };
+  SUBCASE("traffic that outlasts every prefix: the whole DAG runs") {
+    // 1 GB per NIC at no more than 50 GB/s: at least 20 ms beside a ring of about 20 ms.
+    const TransferDag heavy = background(1e9);
+    const StepPeriodRun run = by_period(t, router, Op::kAllReduce, spec, &heavy);
+    const auto full = static_cast<double>(full_run(t, router, Op::kAllReduce, spec, &heavy));
+    CHECK(full > alone * 1.05);  // the traffic slows the ring
+    CHECK(static_cast<double>(run.makespan.ns()) == doctest::Approx(full).epsilon(1e-3));
+    CHECK_FALSE(run.extrapolated);
+    CHECK(run.simulated_steps == steps);
+  }
+  SUBCASE("traffic that ends early in the ring: extrapolated from after it") {
+    const TransferDag light = background(20e6);
+    const StepPeriodRun run = by_period(t, router, Op::kAllReduce, spec, &light);
+    const auto full = static_cast<double>(full_run(t, router, Op::kAllReduce, spec, &light));
+    CHECK(full > alone);
+    CHECK(static_cast<double>(run.makespan.ns()) == doctest::Approx(full).epsilon(1e-3));
+    CHECK(run.extrapolated);
+  }
+}
+
+TEST_CASE("one prefix that is the whole collective runs it exactly, and bad input is refused") {
+  const Topology t = spine_cluster(1, Routing::kEcmpHash);
+  Router router(t);
+  const CollectiveSpec spec = ring_spec(t, 1, 64 * kMiB);  // 8 ranks: 14 steps, fewer than the first prefix
+  const StepPeriodRun run = by_period(t, router, Op::kAllReduce, spec, nullptr);
+  CHECK_FALSE(run.extrapolated);
+  CHECK(run.simulated_steps == 14);
+  CHECK(run.makespan.ns() == full_run(t, router, Op::kAllReduce, spec, nullptr));
+  const auto build = [&](int steps) { return fathom::coll::ring_first_steps(Op::kAllReduce, t, spec, steps); };
+  CHECK_THROWS_AS(run_by_step_period(t, router, build, 0, kSeed, 1), std::invalid_argument);
+  CHECK_THROWS_AS(fathom::coll::ring_first_steps(Op::kAllReduce, t, spec, 15), std::invalid_argument);
+  CHECK_THROWS_AS(fathom::coll::ring_first_steps(Op::kBroadcast, t, spec, 1), std::invalid_argument);
+  const auto unlabelled = [&](int steps) {
+    StepDag d = build(steps);
+    d.step.pop_back();
+    return d;
+  };
+  CHECK_THROWS_AS(run_by_step_period(t, router, unlabelled, 14, kSeed, 1), std::logic_error);
+}
