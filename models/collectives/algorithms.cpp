@@ -81,6 +81,13 @@ Slicing slicing(double message_bytes, double slice_bytes, int max_slices, std::i
   return s;
 }
 
+std::optional<SteppedCollective> stepped_collective(Op op, Algorithm algorithm, const topo::Topology& topology,
+                                                    const CollectiveSpec& spec) {
+  if (!is_stepped_ring(op, algorithm) || spec.ranks.size() < 2) return std::nullopt;
+  return SteppedCollective{ring_step_count(op, spec.ranks.size()),
+                           [op, &topology, spec](int m) { return ring_first_steps(op, topology, spec, m); }};
+}
+
 void check_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec) {
   if (is_stepped_ring(op, algorithm)) {
     ring_first_steps(op, topology, spec, 0);  // validates the spec and finds the channels

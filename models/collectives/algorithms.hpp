@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -189,6 +190,13 @@ TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
 
 // Dispatch; throws std::invalid_argument for a pair the library does not implement.
 TransferDag build_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec);
+// The collective as identical steps, for timing it by its period (step_period.hpp), when it is
+// one: a ring all-reduce, reduce-scatter or all-gather of two ranks or more. Each prefix is
+// built exactly as build_collective() builds the whole, with fewer steps. std::nullopt for any
+// other (the trees' slices are not timed by a period yet: their pipeline drains over its last
+// slices, so the spacing of their finishes is not one period).
+std::optional<SteppedCollective> stepped_collective(Op op, Algorithm algorithm, const topo::Topology& topology,
+                                                    const CollectiveSpec& spec);
 // Throws what build_collective would for this op, algorithm and spec, without building the
 // whole DAG where it need not (a ring's steps: none is built).
 void check_collective(Op op, Algorithm algorithm, const topo::Topology& topology, const CollectiveSpec& spec);

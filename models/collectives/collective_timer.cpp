@@ -144,13 +144,11 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
   CollectiveTiming t = resolve(op, ranks, bytes, algorithm);
   Scaled& s = scaled(t.algorithm, t.protocol);
   sim::SimTime makespan;
-  if (is_stepped_ring(op, t.algorithm) && ranks.size() >= 2) {
+  if (const auto steps = stepped_collective(op, t.algorithm, s.topology, spec(ranks, bytes, t.protocol))) {
     // Its steps repeat: simulated until they show their period (step_period.hpp).
-    const CollectiveSpec ring_spec = spec(ranks, bytes, t.protocol);
-    makespan = run_by_step_period(
-                   s.topology, *s.router, [&](int steps) { return ring_first_steps(op, s.topology, ring_spec, steps); },
-                   ring_step_count(op, ranks.size()), seed_, params_.flows_per_connection)
-                   .makespan;
+    makespan =
+        run_by_step_period(s.topology, *s.router, steps->build, steps->steps, seed_, params_.flows_per_connection)
+            .makespan;
   } else {
     const TransferDag dag = build(op, t, s.topology, ranks, bytes);
     makespan = run_dag(s.topology, *s.router, dag, seed_, params_.flows_per_connection).makespan;

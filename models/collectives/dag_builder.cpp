@@ -172,6 +172,7 @@ TransferIndex Builder::add(VertexId src, VertexId dst, double bytes, std::vector
   after.erase(std::unique(after.begin(), after.end()), after.end());
   const std::int64_t delay = slice == 0 ? alpha_ns_ : slicing_.delay_ns(slice);
   const TransferIndex i = dag_.add({src, dst, bytes, delay, std::move(after), slice > 0, channel_});
+  steps_.push_back(step_);
   last_send_[key(src)] = i;
   last_recv_[key(dst)] = i;
   return i;
@@ -188,6 +189,7 @@ TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std:
   roles_.resize(dag_.size(), kNone);
   std::vector<TransferIndex> deps{dag_.add({src, dst, 0, delays_.ns[role], std::move(after), pipelined, connection})};
   roles_.push_back(role);
+  steps_.push_back(step_);
   for (topo::LinkId l : links) {
     if (auto it = last_on_link_.find(l); it != last_on_link_.end()) deps.push_back(it->second);
   }
@@ -195,6 +197,7 @@ TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std:
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
   const TransferIndex i = dag_.add({src, dst, bytes, 0, std::move(deps), true, connection});
   roles_.push_back(kNone);
+  steps_.push_back(step_);
   for (topo::LinkId l : links) last_on_link_[l] = i;
   previous->second = i;
   return i;
@@ -204,6 +207,8 @@ PipelineDag Builder::take_pipeline() {
   roles_.resize(dag_.size(), kNone);
   return {std::move(dag_), std::move(roles_)};
 }
+
+StepDag Builder::take_steps() { return {std::move(dag_), std::move(steps_)}; }
 
 std::optional<TransferIndex> Builder::last_recv(VertexId v) const {
   auto it = last_recv_.find(key(v));

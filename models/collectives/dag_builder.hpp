@@ -146,6 +146,11 @@ class Builder {
 
   std::optional<TransferIndex> last_recv(topo::VertexId v) const;
   std::size_t size() const { return dag_.size(); }  // transfers emitted so far
+  // Labels the transfers emitted from now on as belonging to `step` (a ring's step): what timing
+  // by the period reads (step_period.hpp).
+  void set_step(std::uint32_t step) { step_ = step; }
+  // The DAG and each transfer's step label.
+  StepDag take_steps();
 
   TransferDag take() { return std::move(dag_); }
   // The DAG and the delay role of each of its transfers.
@@ -157,7 +162,9 @@ class Builder {
   std::int64_t alpha_ns_;
   Slicing slicing_;
   std::uint32_t channel_ = 0;
+  std::uint32_t step_ = 0;
   TransferDag dag_;
+  std::vector<std::uint32_t> steps_;  // by transfer: step_ when it was emitted
   std::unordered_map<std::uint64_t, TransferIndex> last_send_;
   std::unordered_map<std::uint64_t, TransferIndex> last_recv_;
   Delays delays_{0, Pieces{}, Pieces{}};

@@ -1,5 +1,6 @@
 // The phases several collective builders share (dag_builder.hpp): a ring's steps, a pipelined
 // chain, a rank order rotated to start at a root, and a point-to-point message's slices.
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -25,6 +26,7 @@ void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, doubl
   // received[i * chunks + c]: the piece c rank i received in the previous step.
   std::vector<TransferIndex> received(n * c_count), next(n * c_count);
   for (int k = 0; k < steps; ++k) {
+    b.set_step(static_cast<std::uint32_t>(k));
     for (std::size_t c = 0; c < c_count; ++c) {
       for (std::size_t i = 0; i < n; ++i) {
         std::vector<TransferIndex> after;

@@ -27,30 +27,22 @@ Slicing chain_slices(const CollectiveSpec& spec) {
 }
 
 // The first `steps` of a ring collective's steps of bytes / n, one ring per channel on bytes / C,
-// and each transfer's step (step_of, when given). A channel's ring_phase emits its steps in
-// order, each the same number of transfers.
-TransferDag channel_rings(const std::vector<std::vector<VertexId>>& channels, const CollectiveSpec& spec, int steps,
-                          std::vector<std::uint32_t>* step_of = nullptr) {
+// each transfer labelled with its step.
+StepDag channel_rings(const std::vector<std::vector<VertexId>>& channels, const CollectiveSpec& spec, int steps) {
   Builder b(spec.alpha_ns);
   const int n = static_cast<int>(spec.ranks.size());
   const double channel_bytes = spec.bytes / static_cast<double>(channels.size());
-  std::size_t built = 0;
   for (std::size_t c = 0; c < channels.size(); ++c) {
     b.set_channel(static_cast<int>(c));
     ring(b, spec, channels[c], steps, channel_bytes / n);
-    if (step_of == nullptr) continue;
-    const std::size_t added = b.size() - built;
-    const std::size_t per_step = steps > 0 ? added / static_cast<std::size_t>(steps) : 0;
-    for (std::size_t j = 0; j < added; ++j) step_of->push_back(static_cast<std::uint32_t>(j / per_step));
-    built = b.size();
   }
-  return b.take();
+  return b.take_steps();
 }
 
 TransferDag channel_rings(const std::vector<std::vector<VertexId>>& channels, const CollectiveSpec& spec,
                           bool all_reduce) {
-  return channel_rings(channels, spec,
-                       ring_step_count(all_reduce ? Op::kAllReduce : Op::kAllGather, spec.ranks.size()));
+  return channel_rings(channels, spec, ring_step_count(all_reduce ? Op::kAllReduce : Op::kAllGather, spec.ranks.size()))
+      .dag;
 }
 
 }  // namespace
@@ -118,9 +110,7 @@ StepDag ring_first_steps(Op op, const topo::Topology& topology, const Collective
     throw std::invalid_argument("ring_first_steps: " + std::to_string(steps) + " steps of " +
                                 std::to_string(ring_step_count(op, spec.ranks.size())));
   }
-  StepDag out;
-  out.dag = channel_rings(ring_channels(topology, spec.ranks), spec, steps, &out.step);
-  return out;
+  return channel_rings(ring_channels(topology, spec.ranks), spec, steps);
 }
 
 TransferDag ring_broadcast(const CollectiveSpec& spec) {

@@ -56,4 +56,10 @@ StepPeriodRun run_by_step_period(const topo::Topology& topology, topo::Router& r
                                  int steps, std::uint64_t seed, int flows_per_connection,
                                  const TransferDag* background = nullptr);
 
+// A collective made of identical steps: how many, and how to build its first ones.
+struct SteppedCollective {
+  int steps = 0;
+  StepDagBuilder build;
+};
+
 }  // namespace fathom::coll

@@ -191,3 +191,25 @@ TEST_CASE("one prefix that is the whole collective runs it exactly, and bad inpu
   };
   CHECK_THROWS_AS(run_by_step_period(t, router, unlabelled, 14, kSeed, 1), std::logic_error);
 }
+
+TEST_CASE("stepped_collective(): rings of two ranks or more are stepped; trees and the rest run whole") {
+  using fathom::coll::Algorithm;
+  const Topology t = spine_cluster(2, Routing::kEcmpHash);
+  const CollectiveSpec spec = ring_spec(t, 2, 64 * kMiB);  // 16 ranks
+  const auto all_reduce = fathom::coll::stepped_collective(Op::kAllReduce, Algorithm::kRing, t, spec);
+  REQUIRE(all_reduce.has_value());
+  CHECK(all_reduce->steps == 30);
+  const auto gather = fathom::coll::stepped_collective(Op::kAllGather, Algorithm::kRing, t, spec);
+  REQUIRE(gather.has_value());
+  CHECK(gather->steps == 15);
+  // Its prefix holds as many transfers per step as the whole ring.
+  const StepDag first = all_reduce->build(3);
+  const TransferDag whole = fathom::coll::build_collective(Op::kAllReduce, Algorithm::kRing, t, spec);
+  REQUIRE(first.dag.size() * 10 == whole.size());  // 8 channels x 16 ranks x 3 of 30 steps
+  CHECK(first.step.back() == 2);
+  CHECK_FALSE(fathom::coll::stepped_collective(Op::kAllReduce, Algorithm::kDoubleBinaryTree, t, spec).has_value());
+  CHECK_FALSE(fathom::coll::stepped_collective(Op::kBroadcast, Algorithm::kRing, t, spec).has_value());
+  CollectiveSpec one = spec;
+  one.ranks.resize(1);
+  CHECK_FALSE(fathom::coll::stepped_collective(Op::kAllReduce, Algorithm::kRing, t, one).has_value());
+}
