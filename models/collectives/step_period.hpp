@@ -2,16 +2,20 @@
 // steps: the makespan of the whole, found by simulating a prefix until the prefix shows a period,
 // then extrapolating it.
 //
-// Why this is sound. A ring's steps are identical: every step moves the same bytes over the same
+// Why it holds. A ring's steps are identical: every step moves the same bytes over the same
 // connections, and with connection hashing (connection_hash) the same routes. Once a step's
 // finish follows the previous one's by a fixed time P, and the steps that follow start from the
 // same state shifted by P, every later step repeats it: the run is periodic. A prefix of m steps is
 // run on the flow network; F_k is the last finish of step k. The prefix is accepted as periodic
 // when the last half of its steps (the prefix's own last step included, which has no step behind
 // it to compete with) all finish within 1 ns of their mean spacing P; the makespan is then
-// F_{m-1} + (steps - m) P. Otherwise m doubles, up to the whole DAG, which is run exactly:
-// anything that breaks the repetition (a fabric that is not symmetric, a collision pattern that
-// changes, other traffic) costs at most twice a full run and never a wrong answer.
+// F_{m-1} + (steps - m) P. Otherwise m doubles, up to the whole DAG, which is run exactly, so
+// anything that breaks the repetition (a collision pattern that changes, other traffic) costs at
+// most about twice a full run. The acceptance is a check on the prefix, not a proof about the
+// steps after it: a disturbance that would only show after more steps than the window holds
+// (a slow wave travelling round the ring's ranks) would be extrapolated over. So the tests hold
+// the result to the whole DAG on every fabric shape they cover, and on the 16K example's fabric
+// the whole DAG and the prefix agreed to the nanosecond on 256 to 1,024 GPUs.
 //
 // Background traffic (`background`, transfers of other work sharing the fabric) takes part in
 // every prefix run; a period is only accepted once every background transfer has finished before
