@@ -189,16 +189,7 @@ std::vector<CollectiveTiming> CollectiveTimer::time_concurrent(Op op,
   // One DAG: each group's transfers in turn, their predecessors shifted by the group's offset.
   TransferDag merged;
   std::vector<std::size_t> begin;
-  for (const auto& g : groups) {
-    begin.push_back(merged.size());
-    const auto offset = static_cast<TransferIndex>(merged.size());
-    TransferDag dag = build(op, out.front(), s.topology, g, bytes);
-    for (const Transfer& t : dag.transfers()) {
-      Transfer copy = t;
-      for (TransferIndex& p : copy.after) p += offset;
-      merged.add(std::move(copy));
-    }
-  }
+  for (const auto& g : groups) begin.push_back(merged.append(build(op, out.front(), s.topology, g, bytes)));
   begin.push_back(merged.size());
   const DagResult result = run_dag(s.topology, *s.router, merged, seed_, params_.flows_per_connection);
   for (std::size_t k = 0; k < groups.size(); ++k) {

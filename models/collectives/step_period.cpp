@@ -12,13 +12,7 @@ namespace {
 
 // The prefix with the background transfers appended (their predecessors shifted past it).
 TransferDag with_background(TransferDag prefix, const TransferDag* background) {
-  if (background == nullptr) return prefix;
-  const auto offset = static_cast<TransferIndex>(prefix.size());
-  for (const Transfer& t : background->transfers()) {
-    Transfer copy = t;
-    for (TransferIndex& p : copy.after) p += offset;
-    prefix.add(std::move(copy));
-  }
+  if (background != nullptr) prefix.append(*background);
   return prefix;
 }
 

@@ -49,6 +49,16 @@ TransferIndex TransferDag::add(Transfer transfer) {
   return index;
 }
 
+TransferIndex TransferDag::append(const TransferDag& other) {
+  const auto offset = static_cast<TransferIndex>(transfers_.size());
+  for (const Transfer& t : other.transfers_) {
+    Transfer copy = t;
+    for (TransferIndex& p : copy.after) p += offset;
+    add(std::move(copy));
+  }
+  return offset;
+}
+
 double TransferDag::total_bytes() const {
   double sum = 0;
   for (const auto& t : transfers_) sum += t.bytes;

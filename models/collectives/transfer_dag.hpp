@@ -63,6 +63,10 @@ class TransferDag {
   // non-finite bytes, a negative alpha, or a predecessor that is not an earlier transfer.
   TransferIndex add(Transfer transfer);
 
+  // Appends every transfer of `other`, its predecessors shifted past this DAG's transfers (the two
+  // run side by side, neither waiting on the other). Returns the index of other's first transfer.
+  TransferIndex append(const TransferDag& other);
+
   const std::vector<Transfer>& transfers() const { return transfers_; }
   const Transfer& operator[](TransferIndex i) const { return transfers_.at(i); }
   std::size_t size() const { return transfers_.size(); }

@@ -70,13 +70,7 @@ std::int64_t full_run(const Topology& t, Router& router, Op op, const Collective
   const int steps = fathom::coll::ring_step_count(op, spec.ranks.size());
   TransferDag dag = fathom::coll::ring_first_steps(op, t, spec, steps).dag;
   const std::size_t own = dag.size();
-  if (background != nullptr) {
-    const auto offset = static_cast<fathom::coll::TransferIndex>(dag.size());
-    for (auto transfer : background->transfers()) {
-      for (auto& p : transfer.after) p += offset;
-      dag.add(std::move(transfer));
-    }
-  }
+  if (background != nullptr) dag.append(*background);
   return own_finish(fathom::coll::run_dag(t, router, dag, kSeed, flows_per_connection), own);
 }
 

@@ -91,6 +91,24 @@ TEST_CASE("a transfer waits for all its predecessors; same-vertex transfers cost
   CHECK(r.transfers[local].finish == r.transfers[slow].finish);
 }
 
+TEST_CASE("append(): the other DAG's transfers follow, their predecessors shifted, neither waiting on the other") {
+  TransferDag first;
+  first.add({0, 1, 10, 0, {}});
+  first.add({1, 2, 20, 0, {0}});
+  TransferDag second;
+  second.add({3, 4, 30, 0, {}});
+  second.add({4, 5, 40, 7, {0}, true, 9});
+  CHECK(first.append(second) == 2);
+  REQUIRE(first.size() == 4);
+  CHECK(first[2].after.empty());
+  CHECK(first[3].after == std::vector<fathom::coll::TransferIndex>{2});
+  CHECK(first[3].bytes == 40);
+  CHECK(first[3].alpha_ns == 7);
+  CHECK(first[3].pipelined);
+  CHECK(first[3].connection == 9);
+  CHECK(first[1].after == std::vector<fathom::coll::TransferIndex>{0});
+}
+
 TEST_CASE("the DAG rejects a forward or self dependency and bad sizes") {
   TransferDag dag;
   CHECK_THROWS_AS(dag.add({0, 1, 1, 0, {0}}), std::invalid_argument);
