@@ -11,6 +11,8 @@ packages=(
   # notebooks/ and their test (tests/notebooks/run_notebook.sh): Debian's Jupyter, headless
   jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipykernel jupyter-client
   python3-matplotlib python3-pandas python3-yaml
+  # the network model's independent reference in tests and benchmarks (tests/models/network/replay_simgrid.cpp)
+  libsimgrid-dev
   # the go-live report's browser test (tests/report/golive_chromium_test.sh): headless Chromium
   chromium
 )

@@ -16,7 +16,6 @@ BeyondClock::BeyondClock(std::uint64_t flow, double remaining_bytes, double byte
 namespace {
 // Min-heap orders for std::push_heap/pop_heap (which build max-heaps on `less`).
 bool completes_later(const auto& a, const auto& b) { return a.time != b.time ? a.time > b.time : a.flow > b.flow; }
-bool shares_more(const auto& a, const auto& b) { return a.share != b.share ? a.share > b.share : a.link > b.link; }
 }  // namespace
 
 FlowNetwork::FlowNetwork(std::vector<LinkCapacity> links) {
@@ -94,8 +93,8 @@ FlowId FlowNetwork::add_flow(std::span<const LinkId> route, std::span<const doub
     LinkSlot& link = links_[flow.route[h]];
     flow.position[h] = static_cast<std::uint32_t>(link.flows.size());
     link.flows.emplace_back(f, h);
-    mark_dirty(flow.route[h]);
   }
+  arrivals_.push_back(f);  // rated at the next update(), alone or with its component
   return f;
 }
 
@@ -116,13 +115,64 @@ void FlowNetwork::detach(FlowId f) {
     list[i] = moved;
     flows_[moved.first].position[moved.second] = i;
     list.pop_back();
-    mark_dirty(l);
   }
 }
 
-void FlowNetwork::credit(FlowSlot& flow, sim::SimTime now) {
-  const double progress =
-      std::min(flow.remaining, flow.rate * static_cast<double>((now - flow.last_update).ns()) * 1e-9);
+double FlowNetwork::load_of(LinkId l) const {
+  double load = 0;
+  for (const auto& [f, hop] : links_[l].flows) load += flows_[f].rate * fraction_of(flows_[f], hop);
+  return load;
+}
+
+bool FlowNetwork::saturated(LinkId l) const { return load_of(l) >= links_[l].capacity * (1 - kSaturatedRel); }
+
+double FlowNetwork::fraction_on(const FlowSlot& flow, LinkId l) const {
+  double x = 0;
+  for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
+    if (flow.route[h] == l) x += fraction_of(flow, h);
+  }
+  return x;
+}
+
+bool FlowNetwork::settle_arrival(FlowId f, sim::SimTime now) {
+  FlowSlot& flow = flows_[f];
+  for (LinkId l : flow.route) {
+    if (links_[l].dirty) return false;  // its component is re-rated anyway
+  }
+  // The rate the flow can have without taking anything from anyone: the least spare capacity
+  // on its route, per unit of the flow's bytes crossing the link.
+  double rate = std::numeric_limits<double>::infinity();
+  for (LinkId l : flow.route) {
+    const double spare = links_[l].capacity - load_of(l);
+    if (!(spare > links_[l].capacity * kSaturatedRel)) return false;  // a saturated link: shares move
+    rate = std::min(rate, spare / fraction_on(flow, l));
+  }
+  // It is the max-min rate only if, on each link it saturates, no flow runs faster: that link is
+  // then the flow's bottleneck, and every other flow keeps its own.
+  const double ceiling = rate * (1 + kSaturatedRel);
+  for (LinkId l : flow.route) {
+    if ((links_[l].capacity - load_of(l)) / fraction_on(flow, l) > ceiling) continue;
+    for (const auto& [g, hop] : links_[l].flows) {
+      if (flows_[g].rate > ceiling) return false;
+    }
+  }
+  flow.rate = rate;
+  predict(f, now);
+  return true;
+}
+
+void FlowNetwork::settle_departure(const FlowSlot& flow) {
+  // Called before the flow leaves its links. Its bandwidth goes to others only on a saturated
+  // link that others cross: that link's component is re-rated. Elsewhere the flow had spare
+  // capacity around it, and no other flow's bottleneck changes.
+  for (LinkId l : flow.route) {
+    const LinkSlot& link = links_[l];
+    if (!link.dirty && link.flows.size() > 1 && saturated(l)) mark_dirty(l);
+  }
+}
+
+void FlowNetwork::credit(FlowSlot& flow, double rate, sim::SimTime now) {
+  const double progress = std::min(flow.remaining, rate * static_cast<double>((now - flow.last_update).ns()) * 1e-9);
   if (progress > 0) {
     flow.remaining -= progress;
     for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
@@ -133,10 +183,25 @@ void FlowNetwork::credit(FlowSlot& flow, sim::SimTime now) {
 }
 
 void FlowNetwork::update(sim::SimTime now) {
+  // Arrivals in the order they came: each one either takes spare capacity without moving any
+  // other flow (exact: the result satisfies max-min's bottleneck condition), or marks its links
+  // for the re-rating of their whole component below.
+  for (FlowId f : arrivals_) {
+    if (!flows_[f].active) continue;
+    if (settle_arrival(f, now)) {
+      ++local_settles_;
+      for (LinkId l : flows_[f].route) settled_links_.push_back(l);
+    } else {
+      for (LinkId l : flows_[f].route) mark_dirty(l);
+    }
+  }
+  arrivals_.clear();
   for (std::size_t i = 0; i < dirty_links_.size(); ++i) {
     if (links_[dirty_links_[i]].dirty) rerate_component(dirty_links_[i], now);
   }
   dirty_links_.clear();
+  report_loads(settled_links_, now);
+  settled_links_.clear();
 }
 
 void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
@@ -163,24 +228,24 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
     }
   }
   if (comp_flows_.empty()) {
-    report_loads(now);  // the seed link just went idle
+    report_loads(comp_links_, now);  // the seed link just went idle
     return;
   }
   ++updates_;
   flow_rerates_ += comp_flows_.size();
 
-  // 2. Credit every flow its progress at the old rates.
+  // 2. Keep every flow's old rate: what it moved since its last change is credited at that rate.
   for (FlowId f : comp_flows_) {
-    credit(flows_[f], now);
+    flows_[f].previous_rate = flows_[f].rate;
     flows_[f].frozen = false;
   }
 
   // 3. Progressive filling: the link with the least fair share fixes the rate of all its
-  // unfrozen flows; their shares leave every link they cross; repeat. Stale heap entries
-  // (a link whose share changed since) are skipped by version. A link's fair share is its
-  // capacity left over the sum of its unfrozen flows' fractions (their count when no flow is
-  // spread).
-  shares_.clear();
+  // unfrozen flows; their shares leave every link they cross; repeat. A link's fair share is
+  // its capacity left over the sum of its unfrozen flows' fractions (their count when no flow
+  // is spread). Freezing a flow at the least share can only raise the share of the other links
+  // it crosses, so a link's heap entry only ever moves down.
+  share_heap_.clear();
   for (LinkId l : comp_links_) {
     LinkSlot& link = links_[l];
     link.cap_left = link.capacity;
@@ -190,17 +255,16 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
       link.unfrozen_fraction = 0;
       for (const auto& [f, hop] : link.flows) link.unfrozen_fraction += fraction_of(flows_[f], hop);
     }
-    ++link.version;
-    if (link.unfrozen > 0) shares_.push_back({link.cap_left / link.unfrozen_fraction, l, link.version});
+    if (link.unfrozen > 0) {
+      link.share = link.cap_left / link.unfrozen_fraction;
+      share_heap_.push_back(l);
+    }
   }
-  std::make_heap(shares_.begin(), shares_.end(), shares_more<Share, Share>);
-  while (!shares_.empty()) {
-    std::pop_heap(shares_.begin(), shares_.end(), shares_more<Share, Share>);
-    const Share top = shares_.back();
-    shares_.pop_back();
-    LinkSlot& bottleneck = links_[top.link];
-    if (top.version != bottleneck.version || bottleneck.unfrozen == 0) continue;
-    const double share = top.share;
+  share_heap_build();
+  while (!share_heap_.empty()) {
+    const LinkId top = share_heap_pop();
+    LinkSlot& bottleneck = links_[top];
+    const double share = bottleneck.share;
     touched_.clear();
     ++round_;
     for (const auto& [f, hop] : bottleneck.flows) {
@@ -215,16 +279,15 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
         link.cap_left = std::max(0.0, link.cap_left - share * x);
         --link.unfrozen;
         link.unfrozen_fraction = link.unfrozen == 0 ? 0.0 : link.unfrozen_fraction - x;
-        if (link.touched_round != round_) {
+        if (link.touched_round != round_ && m != top) {
           link.touched_round = round_;
           touched_.push_back(m);
         }
       }
     }
-    // One new heap entry per link whose share changed, not one per frozen flow.
+    // Each link whose share changed moves once, however many of its flows froze.
     for (LinkId m : touched_) {
       LinkSlot& link = links_[m];
-      ++link.version;
       if (link.unfrozen > 0) {
         if (!(link.unfrozen_fraction > 0)) {
           // Rounding ate the sum of small fractions: add up the unfrozen flows' fractions again.
@@ -233,17 +296,27 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
             if (!flows_[f].frozen) link.unfrozen_fraction += fraction_of(flows_[f], hop);
           }
         }
-        shares_.push_back({link.cap_left / link.unfrozen_fraction, m, link.version});
-        std::push_heap(shares_.begin(), shares_.end(), shares_more<Share, Share>);
+        link.share = link.cap_left / link.unfrozen_fraction;
+      } else {
+        link.share = std::numeric_limits<double>::infinity();  // done: sinks out of the way
       }
+      share_heap_sift_down(link.heap_pos);
     }
+    while (!share_heap_.empty() && links_[share_heap_.front()].unfrozen == 0) share_heap_pop();
   }
 
-  // 4. New predicted completions. Every re-rating invalidates the heap entries of the
-  // whole component, so once stale entries outnumber live ones the heap is rebuilt from
-  // the live ones: popping them one by one would cost a log each, the rebuild is linear.
-  for (FlowId f : comp_flows_) predict(f, now);
-  report_loads(now);
+  // 4. New predicted completions for the flows whose rate changed; a flow whose rate came out
+  // the same keeps its progress uncredited and its prediction, which is still exact (most
+  // flows of a large component: only the neighbourhood of a change moves). Once stale heap
+  // entries outnumber live ones the heap is rebuilt from the live ones: popping them one by
+  // one would cost a log each, the rebuild is linear.
+  for (FlowId f : comp_flows_) {
+    FlowSlot& flow = flows_[f];
+    if (flow.rate == flow.previous_rate) continue;
+    credit(flow, flow.previous_rate, now);
+    predict(f, now);
+  }
+  report_loads(comp_links_, now);
   if (completions_.size() > 2 * active_ + 1024) {
     std::erase_if(completions_, [&](const Completion& c) {
       const FlowSlot& flow = flows_[c.flow];
@@ -251,6 +324,36 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
     });
     std::make_heap(completions_.begin(), completions_.end(), completes_later<Completion, Completion>);
   }
+}
+
+void FlowNetwork::share_heap_sift_down(std::uint32_t i) {
+  const LinkId moving = share_heap_[i];
+  const auto size = static_cast<std::uint32_t>(share_heap_.size());
+  for (;;) {
+    std::uint32_t child = 2 * i + 1;
+    if (child >= size) break;
+    if (child + 1 < size && share_before(share_heap_[child + 1], share_heap_[child])) ++child;
+    if (!share_before(share_heap_[child], moving)) break;
+    share_heap_place(i, share_heap_[child]);
+    i = child;
+  }
+  share_heap_place(i, moving);
+}
+
+void FlowNetwork::share_heap_build() {
+  for (std::uint32_t i = 0; i < share_heap_.size(); ++i) links_[share_heap_[i]].heap_pos = i;
+  for (auto i = static_cast<std::uint32_t>(share_heap_.size() / 2); i-- > 0;) share_heap_sift_down(i);
+}
+
+LinkId FlowNetwork::share_heap_pop() {
+  const LinkId top = share_heap_.front();
+  const LinkId last = share_heap_.back();
+  share_heap_.pop_back();
+  if (!share_heap_.empty() && last != top) {
+    share_heap_place(0, last);
+    share_heap_sift_down(0);
+  }
+  return top;
 }
 
 void FlowNetwork::predict(FlowId f, sim::SimTime now) {
@@ -288,13 +391,15 @@ bool FlowNetwork::pop_completed(sim::SimTime now, FlowId& out) {
   std::pop_heap(completions_.begin(), completions_.end(), completes_later<Completion, Completion>);
   completions_.pop_back();
   FlowSlot& flow = flows_[top.flow];
-  credit(flow, now);
+  credit(flow, flow.rate, now);
   // What rounding left over was carried too: per-link totals equal the flows' bytes.
   for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
     links_[flow.route[h]].bytes_carried += flow.remaining * fraction_of(flow, h);
   }
   flow.remaining = 0;
+  settle_departure(flow);
   detach(top.flow);
+  for (LinkId l : flow.route) settled_links_.push_back(l);
   if (!flow.fraction.empty()) --active_spread_;
   flow.active = false;
   flow.rate = 0;
@@ -305,9 +410,9 @@ bool FlowNetwork::pop_completed(sim::SimTime now, FlowId& out) {
   return true;
 }
 
-void FlowNetwork::report_loads(sim::SimTime now) {
+void FlowNetwork::report_loads(std::span<const LinkId> links, sim::SimTime now) {
   if (!load_observer_) return;
-  for (LinkId l : comp_links_) {
+  for (LinkId l : links) {
     const double load = link_load_bytes_per_s(l);
     if (load != links_[l].reported_load) {
       links_[l].reported_load = load;
@@ -317,9 +422,8 @@ void FlowNetwork::report_loads(sim::SimTime now) {
 }
 
 double FlowNetwork::link_load_bytes_per_s(LinkId l) const {
-  double load = 0;
-  for (const auto& [f, hop] : links_.at(l).flows) load += flows_[f].rate * fraction_of(flows_[f], hop);
-  return load;
+  (void)links_.at(l);  // range check
+  return load_of(l);
 }
 
 }  // namespace fathom::net

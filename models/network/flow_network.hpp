@@ -12,12 +12,16 @@
 // link's fair share is (capacity left) / (sum of its unfrozen flows' fractions). A plain path
 // has fraction 1 everywhere; a link listed twice counts twice.
 //
-// Recompute only what changed: a change marks the links it touches, and update() re-rates
-// only the connected component of links and flows reachable from them (two flows are
-// connected when they share a link). Event times are integer ns; remaining bytes are
-// doubles. Predicted completions sit in a heap with lazy invalidation (each re-rating bumps
-// the flow's version, stale entries are skipped). Flow slots, route vectors, the heap and
-// the work lists keep their capacity, so steady state allocates nothing per flow.
+// Recompute only what changed. An arrival that finds spare capacity on every link of its route,
+// and no faster flow on the links it saturates, takes that capacity and moves no one; a
+// departure from links that are not saturated, or that it had to itself, moves no one either.
+// Any other change marks the links it touches, and update() re-rates only the connected
+// component of links and flows reachable from them (two flows are connected when they share a
+// link). A flow whose rate a re-rating leaves unchanged keeps its prediction. Event times are
+// integer ns; remaining bytes are doubles. Predicted completions sit in a heap with lazy
+// invalidation (each new prediction bumps the flow's version, stale entries are skipped).
+// Flow slots, route vectors, the heaps and the work lists keep their capacity, so steady state
+// allocates nothing per flow.
 //
 // This class knows nothing of the engine; it is driven by NetworkLp and by tests.
 #pragma once
@@ -69,8 +73,8 @@ class FlowNetwork {
   // std::invalid_argument for a size mismatch or a bad fraction.
   FlowId add_flow(std::span<const LinkId> route, std::span<const double> fractions, double bytes, sim::SimTime now);
 
-  // Re-rates every flow in the components touched since the last update, after crediting
-  // each its progress up to `now` at its old rate. Call once per instant, after all the
+  // Re-rates every flow in the components touched since the last update; a flow whose rate
+  // changes is first credited its progress up to `now` at its old rate. Call once per instant, after all the
   // additions and completions of that instant.
   void update(sim::SimTime now);
 
@@ -83,9 +87,12 @@ class FlowNetwork {
 
   std::size_t active_flows() const { return active_; }
   double rate_bytes_per_s(FlowId f) const { return flows_.at(f).rate; }
+  // Bytes left as of the flow's last change of rate (progress at an unchanged rate is credited
+  // lazily, when the rate next changes or the flow completes).
   double remaining_bytes(FlowId f) const { return flows_.at(f).remaining; }
 
-  // Per link: bytes carried so far (credited at every update) and the capacity.
+  // Per link: bytes carried by the flows up to their last change of rate (all of them once every
+  // flow has completed) and the capacity.
   double link_bytes(LinkId l) const { return links_.at(l).bytes_carried; }
   double link_capacity(LinkId l) const { return links_.at(l).capacity; }
   std::size_t link_count() const { return links_.size(); }
@@ -97,9 +104,16 @@ class FlowNetwork {
   using LoadObserver = std::function<void(LinkId, sim::SimTime, double)>;
   void set_load_observer(LoadObserver observer) { load_observer_ = std::move(observer); }
 
-  // Work counters, for benchmarks: components re-rated, flows re-rated.
+  // Work counters, for benchmarks: components re-rated, flows re-rated, and arrivals rated
+  // from their own links alone (no re-rating).
   std::uint64_t updates() const { return updates_; }
   std::uint64_t flow_rerates() const { return flow_rerates_; }
+  std::uint64_t local_settles() const { return local_settles_; }
+
+  // A link whose load is within this fraction of its capacity counts as saturated. Rounding in
+  // progressive filling leaves a saturated link within about 1e-15 of its capacity; a link
+  // taken for saturated that is not only costs a re-rating, never a wrong rate.
+  static constexpr double kSaturatedRel = 1e-9;
 
  private:
   struct FlowSlot {
@@ -108,7 +122,8 @@ class FlowNetwork {
     std::vector<std::uint32_t> position;  // index of this flow in each route link's list
     double remaining = 0;
     double rate = 0;
-    sim::SimTime last_update;
+    double previous_rate = 0;  // scratch: the rate before the re-rating in progress
+    sim::SimTime last_update;  // progress is credited up to here
     sim::SimTime finish = sim::SimTime::max();
     std::uint32_t version = 0;
     std::uint32_t mark = 0;  // component epoch
@@ -123,19 +138,15 @@ class FlowNetwork {
     bool dirty = false;
     double cap_left = 0;  // progressive filling scratch
     std::uint32_t unfrozen = 0;
-    double unfrozen_fraction = 0;  // sum of the unfrozen flows' fractions on this link
-    std::uint32_t version = 0;
+    double unfrozen_fraction = 0;     // sum of the unfrozen flows' fractions on this link
+    double share = 0;                 // progressive filling: cap_left / unfrozen_fraction
+    std::uint32_t heap_pos = 0;       // index in share_heap_ while the link is in it
     std::uint64_t touched_round = 0;  // the freezing round that last put it in touched_
     double reported_load = 0;         // last load given to the observer
   };
   struct Completion {
     sim::SimTime time;
     FlowId flow;
-    std::uint32_t version;
-  };
-  struct Share {
-    double share;
-    LinkId link;
     std::uint32_t version;
   };
 
@@ -145,14 +156,35 @@ class FlowNetwork {
   void mark_dirty(LinkId l);
   void detach(FlowId f);
   void rerate_component(LinkId seed, sim::SimTime now);
-  void credit(FlowSlot& flow, sim::SimTime now);
+  void credit(FlowSlot& flow, double rate, sim::SimTime now);
   void predict(FlowId f, sim::SimTime now);
-  void report_loads(sim::SimTime now);
+  void report_loads(std::span<const LinkId> links, sim::SimTime now);
+  // The selective update (flow_network.cpp): what an arrival or a departure changes, decided
+  // from its own links when that is provably all it changes.
+  double load_of(LinkId l) const;
+  bool saturated(LinkId l) const;
+  double fraction_on(const FlowSlot& flow, LinkId l) const;  // summed over the hops that cross l
+  bool settle_arrival(FlowId f, sim::SimTime now);
+  void settle_departure(const FlowSlot& flow);
+  // The share heap: the component's links with unfrozen flows, least share first (ties by
+  // link id), one entry per link, moved in place when its share changes.
+  bool share_before(LinkId a, LinkId b) const {
+    return links_[a].share != links_[b].share ? links_[a].share < links_[b].share : a < b;
+  }
+  void share_heap_place(std::uint32_t i, LinkId l) {
+    share_heap_[i] = l;
+    links_[l].heap_pos = i;
+  }
+  void share_heap_sift_down(std::uint32_t i);
+  void share_heap_build();
+  LinkId share_heap_pop();
 
   std::vector<LinkSlot> links_;
   std::vector<FlowSlot> flows_;
   std::vector<FlowId> free_flows_;
   std::vector<LinkId> dirty_links_;
+  std::vector<FlowId> arrivals_;         // added since the last update
+  std::vector<LinkId> settled_links_;    // links whose load an arrival or departure changed
   std::vector<Completion> completions_;  // min-heap on (time, flow)
   std::size_t active_ = 0;
   std::size_t active_spread_ = 0;  // active flows with fractions: 0 keeps the filling on plain counts
@@ -160,12 +192,13 @@ class FlowNetwork {
   // Scratch reused by every re-rating.
   std::vector<LinkId> comp_links_;
   std::vector<FlowId> comp_flows_;
-  std::vector<Share> shares_;
+  std::vector<LinkId> share_heap_;
   std::vector<LinkId> touched_;  // links whose share a freezing round changed
   std::uint64_t round_ = 0;
   LoadObserver load_observer_;
   std::uint64_t updates_ = 0;
   std::uint64_t flow_rerates_ = 0;
+  std::uint64_t local_settles_ = 0;
 };
 
 }  // namespace fathom::net

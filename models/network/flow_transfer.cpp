@@ -138,6 +138,7 @@ TransferResult simulate_transfers(const topo::Topology& topology, const std::vec
   result.events = run.committed;
   result.component_updates = lp.network().updates();
   result.flow_rerates = lp.network().flow_rerates();
+  result.local_settles = lp.network().local_settles();
   result.link_loads = lp.link_loads();
   return result;
 }

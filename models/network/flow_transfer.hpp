@@ -75,6 +75,7 @@ struct TransferResult {
   std::uint64_t events = 0;
   std::uint64_t component_updates = 0;     // max-min re-ratings
   std::uint64_t flow_rerates = 0;          // flows re-rated, summed over re-ratings
+  std::uint64_t local_settles = 0;         // arrivals rated from their own links, no re-rating
   std::vector<LinkLoadSample> link_loads;  // every change of a link's load, when recorded
 };
 

@@ -97,9 +97,11 @@ void write_traffic_summary(std::FILE* out, const TrafficReport& t) {
                    100.0 * r.link_bytes[t.busiest_link] / (l.bytes_per_s * r.makespan.to_seconds()));
     }
   }
-  std::fprintf(out, "  events                   %llu (max-min re-ratings %llu, flows re-rated %llu)\n",
-               static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.component_updates),
-               static_cast<unsigned long long>(r.flow_rerates));
+  std::fprintf(
+      out,
+      "  events                   %llu (max-min re-ratings %llu, flows re-rated %llu, arrivals rated alone %llu)\n",
+      static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.component_updates),
+      static_cast<unsigned long long>(r.flow_rerates), static_cast<unsigned long long>(r.local_settles));
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
 }
 

@@ -109,10 +109,18 @@ TEST_CASE("incremental max-min equals the reference allocation on random instanc
   check_random_instances(2026, false);
 }
 
-TEST_CASE("flow finish times equal the reference solver's on random dynamic instances") {
-  std::mt19937_64 rng(7);
+namespace {
+
+// 60 random dynamic instances (flows arriving over 2 ms on `links_min` + up to `links_spread`
+// links, routes of 1 to `max_hops` links): every finish time equals the reference solver's and
+// every link carries every byte of the flows that cross it. Returns the network's work counters
+// summed over the instances.
+fathom::net::TransferResult check_random_dynamic(std::uint64_t seed, std::size_t links_min, std::size_t links_spread,
+                                                 std::size_t max_hops) {
+  std::mt19937_64 rng(seed);
+  fathom::net::TransferResult total;
   for (int instance = 0; instance < 60; ++instance) {
-    const std::size_t links = 4 + rng() % 12;
+    const std::size_t links = links_min + rng() % links_spread;
     const std::size_t flows = 10 + rng() % 60;
     std::vector<double> capacity(links), latency_s(links);
     for (std::size_t l = 0; l < links; ++l) {
@@ -127,7 +135,7 @@ TEST_CASE("flow finish times equal the reference solver's on random dynamic inst
       std::vector<LinkId> all(links);
       for (std::size_t l = 0; l < links; ++l) all[l] = static_cast<LinkId>(l);
       std::shuffle(all.begin(), all.end(), rng);
-      std::vector<LinkId> route(all.begin(), all.begin() + static_cast<long>(1 + rng() % 4));
+      std::vector<LinkId> route(all.begin(), all.begin() + static_cast<long>(1 + rng() % max_hops));
       const double bytes = 1e5 * static_cast<double>(1 + rng() % 1000);
       const auto start = SimTime::from_ns(static_cast<std::int64_t>(rng() % 2'000'000));
       std::int64_t latency_ns = 0;
@@ -149,7 +157,84 @@ TEST_CASE("flow finish times equal the reference solver's on random dynamic inst
       for (LinkId l : routed[f].route) expected_bytes[l] += requests[f].bytes;
     }
     for (std::size_t l = 0; l < links; ++l) REQUIRE(result.link_bytes[l] == doctest::Approx(expected_bytes[l]));
+    total.component_updates += result.component_updates;
+    total.local_settles += result.local_settles;
   }
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("flow finish times equal the reference solver's on random dynamic instances") {
+  // Dense: 4 to 15 links, routes of up to 4: nearly every change re-rates its component.
+  const auto dense = check_random_dynamic(7, 4, 12, 4);
+  CHECK(dense.component_updates > 0);
+  // Sparse: 40 to 119 links, routes of up to 3: most arrivals find spare capacity and are rated
+  // alone, and the rest re-rate their component; both ways agree with the reference.
+  const auto sparse = check_random_dynamic(11, 40, 80, 3);
+  CHECK(sparse.local_settles > 0);
+  CHECK(sparse.component_updates > 0);
+  MESSAGE("sparse instances: ", sparse.local_settles, " arrivals rated alone, ", sparse.component_updates,
+          " component re-ratings");
+}
+
+TEST_CASE("an arrival is rated alone only when it takes spare capacity from no faster flow") {
+  // Links 0 and 1 of 10 B/s, link 2 of 6 B/s.
+  FlowNetwork network({{10}, {10}, {6}});
+  const std::vector<LinkId> on_0{0}, on_1{1}, on_0_1{0, 1}, on_0_2{0, 2};
+  // Alone on empty links: rated from its own links, nothing re-rated.
+  const FlowId a = network.add_flow(on_0_2, 1e6, SimTime::zero());
+  network.update(SimTime::zero());
+  CHECK(network.rate_bytes_per_s(a) == 6);  // bottlenecked on link 2
+  CHECK(network.local_settles() == 1);
+  CHECK(network.updates() == 0);
+  // Link 0 has 4 B/s spare, but `a` runs at 6 there: max-min gives both 5, so the arrival
+  // re-rates the component.
+  const FlowId b = network.add_flow(on_0, 1e6, SimTime::zero());
+  network.update(SimTime::zero());
+  CHECK(network.rate_bytes_per_s(a) == doctest::Approx(5));
+  CHECK(network.rate_bytes_per_s(b) == doctest::Approx(5));
+  CHECK(network.local_settles() == 1);
+  CHECK(network.updates() == 1);
+  // Link 1 is empty, link 0 is saturated: re-rated (nothing spare to take).
+  const FlowId c = network.add_flow(on_0_1, 1e6, SimTime::zero());
+  network.update(SimTime::zero());
+  CHECK(network.updates() == 2);
+  CHECK(network.rate_bytes_per_s(c) == doctest::Approx(10.0 / 3));
+  // Link 1 carries only c, at 10/3 (bottlenecked on link 0): an arrival there takes the 20/3
+  // left, faster than c, which keeps its rate: rated alone.
+  const FlowId d = network.add_flow(on_1, 1e6, SimTime::zero());
+  network.update(SimTime::zero());
+  CHECK(network.local_settles() == 2);
+  CHECK(network.updates() == 2);
+  CHECK(network.rate_bytes_per_s(d) == doctest::Approx(20.0 / 3));
+  CHECK(network.rate_bytes_per_s(c) == doctest::Approx(10.0 / 3));
+}
+
+TEST_CASE("a departure re-rates only when it leaves a saturated link that others cross") {
+  // Link 0 of 10 B/s carries x (10 bytes) and y (100 bytes); link 1 of 10 B/s carries z alone.
+  FlowNetwork network({{10}, {10}});
+  const std::vector<LinkId> on_0{0}, on_1{1};
+  const FlowId x = network.add_flow(on_0, 10, SimTime::zero());
+  const FlowId y = network.add_flow(on_0, 100, SimTime::zero());
+  const FlowId z = network.add_flow(on_1, 5, SimTime::zero());
+  network.update(SimTime::zero());
+  const auto updates_before = network.updates();
+  // z finishes first (0.5 s), alone on its link: nothing else moves.
+  FlowId done;
+  REQUIRE(network.next_completion() == SimTime::from_ns(500'000'000));
+  REQUIRE(network.pop_completed(SimTime::from_ns(500'000'000), done));
+  CHECK(done == z);
+  network.update(SimTime::from_ns(500'000'000));
+  CHECK(network.updates() == updates_before);
+  // x finishes at 2 s (5 B/s); link 0 was saturated and y is still on it: y is re-rated to 10.
+  REQUIRE(network.next_completion() == SimTime::from_ns(2'000'000'000));
+  REQUIRE(network.pop_completed(SimTime::from_ns(2'000'000'000), done));
+  CHECK(done == x);
+  network.update(SimTime::from_ns(2'000'000'000));
+  CHECK(network.updates() == updates_before + 1);
+  CHECK(network.rate_bytes_per_s(y) == 10);
+  CHECK(network.next_completion() == SimTime::from_ns(11'000'000'000));  // 90 bytes left at 10 B/s
 }
 
 TEST_CASE("a flow alone moves at its bottleneck and finishes after latency plus bytes over rate") {
