@@ -196,64 +196,143 @@ void FlowNetwork::update(sim::SimTime now) {
     }
   }
   arrivals_.clear();
-  for (std::size_t i = 0; i < dirty_links_.size(); ++i) {
-    if (links_[dirty_links_[i]].dirty) rerate_component(dirty_links_[i], now);
-  }
+  if (!dirty_links_.empty()) rerate_changed(now);
   dirty_links_.clear();
   report_loads(settled_links_, now);
   settled_links_.clear();
 }
 
-void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
-  // 1. The component: links and flows reachable from `seed` through shared links.
+void FlowNetwork::join(FlowId f) {
+  FlowSlot& flow = flows_[f];
+  if (flow.mark == epoch_) return;
+  flow.mark = epoch_;
+  flow.previous_rate = flow.rate;
+  comp_flows_.push_back(f);
+}
+
+void FlowNetwork::rerate_changed(sim::SimTime now) {
+  // The region starts as the flows on the changed links. Its rates are recomputed with every
+  // other flow held at its rate; then the flows whose bottleneck that may have moved join, and
+  // the region is recomputed, until none does. Each outside flow then still has a saturated
+  // link where it runs fastest, and each region flow has one too: the max-min allocation. A
+  // region that keeps growing is widened at once to its connected components, which need no
+  // check (no outside flow shares their links).
   ++epoch_;
-  comp_links_.clear();
   comp_flows_.clear();
-  comp_links_.push_back(seed);
-  links_[seed].mark = epoch_;
-  for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    LinkSlot& link = links_[comp_links_[i]];
-    link.dirty = false;
-    for (const auto& [f, hop] : link.flows) {
-      FlowSlot& flow = flows_[f];
-      if (flow.mark == epoch_) continue;
-      flow.mark = epoch_;
-      comp_flows_.push_back(f);
-      for (LinkId m : flow.route) {
-        if (links_[m].mark != epoch_) {
-          links_[m].mark = epoch_;
-          comp_links_.push_back(m);
-        }
-      }
-    }
+  for (LinkId l : dirty_links_) {
+    links_[l].dirty = false;
+    for (const auto& [f, hop] : links_[l].flows) join(f);
   }
   if (comp_flows_.empty()) {
-    report_loads(comp_links_, now);  // the seed link just went idle
+    report_loads(dirty_links_, now);  // the links just went idle
     return;
+  }
+  // Where regions keep growing into whole components (dense traffic: an all-to-all), trying
+  // costs more than it saves: after a region that had to be widened to its components, the
+  // next 1, 2, 4, ... up to 64 re-ratings take their components at once.
+  if (skip_regions_ > 0) {
+    --skip_regions_;
+    join_components();
+    fill_region(true);
+  } else {
+    for (int pass = 0;; ++pass) {
+      fill_region(false);
+      const std::size_t before = comp_flows_.size();
+      if (!widen_region()) {
+        region_backoff_ = 0;
+        break;
+      }
+      if (pass == 2 || comp_flows_.size() > 2 * before) {
+        join_components();
+        fill_region(true);
+        skip_regions_ = region_backoff_;
+        region_backoff_ = std::min<std::uint32_t>(64, 2 * region_backoff_ + 1);
+        break;
+      }
+    }
   }
   ++updates_;
   flow_rerates_ += comp_flows_.size();
 
-  // 2. Keep every flow's old rate: what it moved since its last change is credited at that rate.
+  // New predicted completions for the flows whose rate changed; a flow whose rate came out the
+  // same keeps its progress uncredited and its prediction, which is still exact. Once stale
+  // heap entries outnumber live ones the heap is rebuilt from the live ones: popping them one
+  // by one would cost a log each, the rebuild is linear.
   for (FlowId f : comp_flows_) {
-    flows_[f].previous_rate = flows_[f].rate;
-    flows_[f].frozen = false;
+    FlowSlot& flow = flows_[f];
+    if (flow.rate == flow.previous_rate) continue;
+    credit(flow, flow.previous_rate, now);
+    predict(f, now);
   }
+  report_loads(comp_links_, now);
+  if (completions_.size() > 2 * active_ + 1024) {
+    std::erase_if(completions_, [&](const Completion& c) {
+      const FlowSlot& flow = flows_[c.flow];
+      return !flow.active || flow.version != c.version;
+    });
+    std::make_heap(completions_.begin(), completions_.end(), completes_later<Completion, Completion>);
+  }
+}
 
-  // 3. Progressive filling: the link with the least fair share fixes the rate of all its
-  // unfrozen flows; their shares leave every link they cross; repeat. A link's fair share is
-  // its capacity left over the sum of its unfrozen flows' fractions (their count when no flow
-  // is spread). Freezing a flow at the least share can only raise the share of the other links
-  // it crosses, so a link's heap entry only ever moves down.
+void FlowNetwork::join_components() {
+  // Every flow reachable from the region through shared links, and their links; each link is
+  // visited once.
+  ++link_epoch_;
+  comp_links_.clear();
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    for (LinkId l : flows_[comp_flows_[i]].route) {
+      if (links_[l].mark == link_epoch_) continue;
+      links_[l].mark = link_epoch_;
+      comp_links_.push_back(l);
+      for (const auto& [g, hop] : links_[l].flows) join(g);
+    }
+  }
+}
+
+void FlowNetwork::fill_region(bool whole_components) {
+  // The region's links (join_components() listed them already for whole components), each
+  // with the capacity its outside flows leave.
+  if (!whole_components) {
+    ++link_epoch_;
+    comp_links_.clear();
+  }
+  for (FlowId f : comp_flows_) {
+    flows_[f].frozen = false;
+    if (whole_components) continue;
+    for (LinkId l : flows_[f].route) {
+      if (links_[l].mark != link_epoch_) {
+        links_[l].mark = link_epoch_;
+        comp_links_.push_back(l);
+      }
+    }
+  }
+  // Progressive filling over the region's flows: the link with the least fair share fixes the
+  // rate of all its unfrozen flows; their shares leave every link they cross; repeat. A link's
+  // fair share is its capacity left over the sum of its unfrozen flows' fractions (their count
+  // when no flow is spread). Freezing a flow at the least share can only raise the share of the
+  // other links it crosses, so a link's heap entry only ever moves down.
   share_heap_.clear();
   for (LinkId l : comp_links_) {
     LinkSlot& link = links_[l];
-    link.cap_left = link.capacity;
-    link.unfrozen = static_cast<std::uint32_t>(link.flows.size());
-    link.unfrozen_fraction = static_cast<double>(link.unfrozen);
-    if (active_spread_ > 0) {
+    if (whole_components && active_spread_ == 0) {
+      // Every flow of the link is in the region, each counting 1.
+      link.unfrozen = static_cast<std::uint32_t>(link.flows.size());
+      link.unfrozen_fraction = static_cast<double>(link.unfrozen);
+      link.cap_left = link.capacity;
+    } else {
+      double outside = 0;
+      link.unfrozen = 0;
       link.unfrozen_fraction = 0;
-      for (const auto& [f, hop] : link.flows) link.unfrozen_fraction += fraction_of(flows_[f], hop);
+      for (const auto& [f, hop] : link.flows) {
+        const FlowSlot& flow = flows_[f];
+        if (flow.mark == epoch_) {
+          ++link.unfrozen;
+          link.unfrozen_fraction += fraction_of(flow, hop);
+        } else {
+          outside += flow.rate * fraction_of(flow, hop);
+        }
+      }
+      link.cap_left = std::max(0.0, link.capacity - outside);
     }
     if (link.unfrozen > 0) {
       link.share = link.cap_left / link.unfrozen_fraction;
@@ -261,15 +340,17 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
     }
   }
   share_heap_build();
+  bottlenecks_.clear();
   while (!share_heap_.empty()) {
     const LinkId top = share_heap_pop();
     LinkSlot& bottleneck = links_[top];
     const double share = bottleneck.share;
+    bottlenecks_.push_back(top);
     touched_.clear();
     ++round_;
     for (const auto& [f, hop] : bottleneck.flows) {
       FlowSlot& flow = flows_[f];
-      if (flow.frozen) continue;
+      if (flow.mark != epoch_ || flow.frozen) continue;
       flow.frozen = true;
       flow.rate = share;
       for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
@@ -293,7 +374,7 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
           // Rounding ate the sum of small fractions: add up the unfrozen flows' fractions again.
           link.unfrozen_fraction = 0;
           for (const auto& [f, hop] : link.flows) {
-            if (!flows_[f].frozen) link.unfrozen_fraction += fraction_of(flows_[f], hop);
+            if (flows_[f].mark == epoch_ && !flows_[f].frozen) link.unfrozen_fraction += fraction_of(flows_[f], hop);
           }
         }
         link.share = link.cap_left / link.unfrozen_fraction;
@@ -304,26 +385,49 @@ void FlowNetwork::rerate_component(LinkId seed, sim::SimTime now) {
     }
     while (!share_heap_.empty() && links_[share_heap_.front()].unfrozen == 0) share_heap_pop();
   }
+}
 
-  // 4. New predicted completions for the flows whose rate changed; a flow whose rate came out
-  // the same keeps its progress uncredited and its prediction, which is still exact (most
-  // flows of a large component: only the neighbourhood of a change moves). Once stale heap
-  // entries outnumber live ones the heap is rebuilt from the live ones: popping them one by
-  // one would cost a log each, the rebuild is linear.
-  for (FlowId f : comp_flows_) {
-    FlowSlot& flow = flows_[f];
-    if (flow.rate == flow.previous_rate) continue;
-    credit(flow, flow.previous_rate, now);
-    predict(f, now);
+bool FlowNetwork::widen_region() {
+  const std::size_t before = comp_flows_.size();
+  // 1. A region flow's bottleneck must not carry a faster outside flow: max-min would slow that
+  // one down to share. Every region flow frozen on a link runs at that link's share.
+  for (LinkId b : bottlenecks_) {
+    const double ceiling = links_[b].share * (1 + kSaturatedRel);
+    for (const auto& [g, hop] : links_[b].flows) {
+      if (flows_[g].rate > ceiling) join(g);
+    }
   }
-  report_loads(comp_links_, now);
-  if (completions_.size() > 2 * active_ + 1024) {
-    std::erase_if(completions_, [&](const Completion& c) {
-      const FlowSlot& flow = flows_[c.flow];
-      return !flow.active || flow.version != c.version;
-    });
-    std::make_heap(completions_.begin(), completions_.end(), completes_later<Completion, Completion>);
+  // 2. An outside flow whose bottleneck was a region link (saturated before, with no faster
+  // flow) keeps it only if the link is still saturated and no region flow there now runs
+  // faster. Only the fastest outside flows of a link can have had it as their bottleneck; they
+  // join when the link was one and may be no longer.
+  for (LinkId l : comp_links_) {
+    const LinkSlot& link = links_[l];
+    double load_before = 0, load = 0, fastest_inside_before = 0, fastest_inside = 0, fastest_outside = 0;
+    for (const auto& [f, hop] : link.flows) {
+      const FlowSlot& flow = flows_[f];
+      const double x = fraction_of(flow, hop);
+      load += flow.rate * x;
+      if (flow.mark == epoch_) {
+        load_before += flow.previous_rate * x;
+        fastest_inside_before = std::max(fastest_inside_before, flow.previous_rate);
+        fastest_inside = std::max(fastest_inside, flow.rate);
+      } else {
+        load_before += flow.rate * x;
+        fastest_outside = std::max(fastest_outside, flow.rate);
+      }
+    }
+    if (fastest_outside == 0) continue;
+    const double saturation = link.capacity * (1 - kSaturatedRel);
+    const bool was_bottleneck =
+        load_before >= saturation && fastest_outside >= fastest_inside_before * (1 - kSaturatedRel);
+    const bool still_bottleneck = load >= saturation && fastest_inside <= fastest_outside * (1 + kSaturatedRel);
+    if (!was_bottleneck || still_bottleneck) continue;
+    for (const auto& [g, hop] : link.flows) {
+      if (flows_[g].mark != epoch_ && flows_[g].rate >= fastest_outside * (1 - kSaturatedRel)) join(g);
+    }
   }
+  return comp_flows_.size() > before;
 }
 
 void FlowNetwork::share_heap_sift_down(std::uint32_t i) {

@@ -15,8 +15,10 @@
 // Recompute only what changed. An arrival that finds spare capacity on every link of its route,
 // and no faster flow on the links it saturates, takes that capacity and moves no one; a
 // departure from links that are not saturated, or that it had to itself, moves no one either.
-// Any other change marks the links it touches, and update() re-rates only the connected
-// component of links and flows reachable from them (two flows are connected when they share a
+// Any other change marks the links it touches, and update() re-rates a region: the flows on
+// those links, with every other flow held at its rate, grown by the outside flows whose
+// bottleneck may have moved until none is left (at worst the connected components of links
+// and flows reachable from the changed links; two flows are connected when they share a
 // link). A flow whose rate a re-rating leaves unchanged keeps its prediction. Event times are
 // integer ns; remaining bytes are doubles. Predicted completions sit in a heap with lazy
 // invalidation (each new prediction bumps the flow's version, stale entries are skipped).
@@ -155,7 +157,13 @@ class FlowNetwork {
   }
   void mark_dirty(LinkId l);
   void detach(FlowId f);
-  void rerate_component(LinkId seed, sim::SimTime now);
+  // The re-rating of what changed (flow_network.cpp): the region of flows whose rates may move,
+  // grown until every flow outside it provably keeps its rate.
+  void rerate_changed(sim::SimTime now);
+  void join(FlowId f);                      // into the region, remembering its rate before
+  void join_components();                   // every flow that shares a link with the region, transitively
+  void fill_region(bool whole_components);  // progressive filling, outside flows held fixed
+  bool widen_region();                      // joins the outside flows whose bottleneck may have moved
   void credit(FlowSlot& flow, double rate, sim::SimTime now);
   void predict(FlowId f, sim::SimTime now);
   void report_loads(std::span<const LinkId> links, sim::SimTime now);
@@ -193,7 +201,11 @@ class FlowNetwork {
   std::vector<LinkId> comp_links_;
   std::vector<FlowId> comp_flows_;
   std::vector<LinkId> share_heap_;
-  std::vector<LinkId> touched_;  // links whose share a freezing round changed
+  std::vector<LinkId> touched_;      // links whose share a freezing round changed
+  std::vector<LinkId> bottlenecks_;  // the links that froze flows, in the order they did
+  std::uint32_t link_epoch_ = 0;     // marks the region's links, anew at each filling
+  std::uint32_t skip_regions_ = 0;   // re-ratings left that take whole components at once
+  std::uint32_t region_backoff_ = 0;
   std::uint64_t round_ = 0;
   LoadObserver load_observer_;
   std::uint64_t updates_ = 0;
