@@ -77,8 +77,8 @@ class Router {
   // topology that holds it), instead of dst's. Routes are cached per (src, dst, key).
   const std::vector<LinkId>& route(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key);
   // The same route as route(src, dst, flow_hash), written into `out` (replacing its contents)
-  // without keeping it: for a caller that routes each of millions of flows once (a transfer DAG,
-  // whose every transfer has its own hash), where the cache would only grow.
+  // without keeping it: for a caller that routes each of millions of flows once (a flow set,
+  // whose every flow has its own hash), where the cache would only grow.
   void route_into(VertexId src, VertexId dst, std::uint64_t flow_hash, std::vector<LinkId>& out);
 
   // Every link of every shortest route from src to dst, each with the fraction of a flow's bytes

@@ -78,7 +78,10 @@ CollectiveTimer::Scaled& CollectiveTimer::scaled(Algorithm algorithm, Protocol p
   if (!slot) {
     slot = std::make_unique<Scaled>();
     slot->topology = plain_;
-    slot->router = std::make_unique<topo::Router>(slot->topology);
+    // Routes go by hops alone, and every scaled copy has plain_'s links in plain_'s order: one
+    // router (on the first copy, which lives as long as the timer) routes for all of them, so a
+    // connection is routed once whatever the protocol or efficiency its collective runs at.
+    if (!router_) router_ = std::make_unique<topo::Router>(slot->topology);
   }
   if (slot->nvlink_fraction != nvlink || slot->nic_fraction != nic) {
     // New parameters: the same links at new rates; the routes (by hops alone) stay cached.
@@ -146,12 +149,11 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
   sim::SimTime makespan;
   if (const auto steps = stepped_collective(op, t.algorithm, s.topology, spec(ranks, bytes, t.protocol))) {
     // Its steps repeat: simulated until they show their period (step_period.hpp).
-    makespan =
-        run_by_step_period(s.topology, *s.router, steps->build, steps->steps, seed_, params_.flows_per_connection)
-            .makespan;
+    makespan = run_by_step_period(s.topology, *router_, steps->build, steps->steps, seed_, params_.flows_per_connection)
+                   .makespan;
   } else {
     const TransferDag dag = build(op, t, s.topology, ranks, bytes);
-    makespan = run_dag(s.topology, *s.router, dag, seed_, params_.flows_per_connection).makespan;
+    makespan = run_dag(s.topology, *router_, dag, seed_, params_.flows_per_connection).makespan;
   }
   t.seconds = makespan.to_seconds() + static_cast<double>(params_.launch_ns) * 1e-9;
   memo_.emplace(std::move(key), t);
@@ -164,7 +166,7 @@ CollectiveTiming CollectiveTimer::closed_form(Op op, const std::vector<topo::Ver
   Scaled& s = scaled(t.algorithm, t.protocol);
   // The spec differs from the validated one only in sizes and costs: validate once per group.
   const bool first = validated_.emplace(static_cast<int>(op), static_cast<int>(t.algorithm), ranks).second;
-  t.seconds = alpha_beta_seconds(op, t.algorithm, s.topology, *s.router, spec(ranks, bytes, t.protocol), seed_, first,
+  t.seconds = alpha_beta_seconds(op, t.algorithm, s.topology, *router_, spec(ranks, bytes, t.protocol), seed_, first,
                                  &shapes_) +
               static_cast<double>(params_.launch_ns) * 1e-9;
   return t;
@@ -191,7 +193,7 @@ std::vector<CollectiveTiming> CollectiveTimer::time_concurrent(Op op,
   std::vector<std::size_t> begin;
   for (const auto& g : groups) begin.push_back(merged.append(build(op, out.front(), s.topology, g, bytes)));
   begin.push_back(merged.size());
-  const DagResult result = run_dag(s.topology, *s.router, merged, seed_, params_.flows_per_connection);
+  const DagResult result = run_dag(s.topology, *router_, merged, seed_, params_.flows_per_connection);
   for (std::size_t k = 0; k < groups.size(); ++k) {
     sim::SimTime finish;
     for (std::size_t i = begin[k]; i < begin[k + 1]; ++i) finish = std::max(finish, result.transfers[i].finish);

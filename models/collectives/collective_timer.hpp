@@ -89,8 +89,7 @@ class CollectiveTimer {
 
  private:
   struct Scaled {
-    topo::Topology topology;  // plain_'s links at the fractions below
-    std::unique_ptr<topo::Router> router;
+    topo::Topology topology;                         // plain_'s links at the fractions below
     double nvlink_fraction = -1, nic_fraction = -1;  // -1: not yet scaled
   };
   Scaled& scaled(Algorithm algorithm, Protocol protocol);
@@ -106,6 +105,7 @@ class CollectiveTimer {
   // By the efficiency figure that scales NVLink (ring, tree or NVLS) and the protocol: rescaled in
   // place when the parameters change, so their routers keep their routes across a fit.
   std::map<std::pair<int, int>, std::unique_ptr<Scaled>> scaled_;
+  std::unique_ptr<topo::Router> router_;                                  // shared by every scaled copy (see scaled())
   using Key = std::tuple<int, int, double, std::vector<topo::VertexId>>;  // op, algorithm (-1: auto), bytes, ranks
   std::map<Key, CollectiveTiming> memo_;
   using ConcurrentKey = std::tuple<int, int, double, std::vector<std::vector<topo::VertexId>>>;

@@ -112,13 +112,14 @@ sim::SimTime route_transfer(const topo::Topology& topology, topo::Router& router
                             bool split, int flows_per_connection, std::vector<net::RoutedFlow>& out) {
   const std::uint64_t hash = connection_hash(seed, t);
   out.resize(1);
-  net::route_one_into(topology, router, t.src, t.dst, hash, out[0]);
+  net::route_connection_into(topology, router, t.src, t.dst, hash, out[0]);
   sim::SimTime latency = out[0].latency;
   if (split && crosses_fabric(topology, out[0].route)) {
     out.resize(static_cast<std::size_t>(flows_per_connection));
     for (int j = 1; j < flows_per_connection; ++j) {
       auto& flow = out[static_cast<std::size_t>(j)];
-      net::route_one_into(topology, router, t.src, t.dst, net::subflow_hash(hash, static_cast<std::uint32_t>(j)), flow);
+      net::route_connection_into(topology, router, t.src, t.dst, net::subflow_hash(hash, static_cast<std::uint32_t>(j)),
+                                 flow);
       latency = std::max(latency, flow.latency);
     }
   }

@@ -115,9 +115,11 @@ class DagLp final : public sim::LogicalProcess {
  public:
   // Routes each of the DAG's connections (src, dst, connection) once, as route_dag_flows() would
   // (the same flows, the same hashes), destination by destination, and keeps those routes for
-  // the run: a ring's thousands of steps reuse its few thousand connections' routes. Nothing is
-  // kept in the router's route cache. The topology, router and DAG must outlive the LP; the
-  // router is used by this LP alone while it runs.
+  // the run: a ring's thousands of steps reuse its few thousand connections' routes. The router
+  // keeps each connection's route too (net::route_connection_into), so a later run on the same
+  // router (the next size of an nccl-tests sweep, a longer prefix of a ring) routes nothing
+  // again. The topology, router and DAG must outlive the LP; the router is used by this LP alone
+  // while it runs.
   DagLp(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
         int flows_per_connection);
 

@@ -185,7 +185,7 @@ void FlowNetwork::credit(FlowSlot& flow, double rate, sim::SimTime now) {
 void FlowNetwork::update(sim::SimTime now) {
   // Arrivals in the order they came: each one either takes spare capacity without moving any
   // other flow (exact: the result satisfies max-min's bottleneck condition), or marks its links
-  // for the re-rating of their whole component below.
+  // for the re-rating below. Departures marked theirs when they left (settle_departure).
   for (FlowId f : arrivals_) {
     if (!flows_[f].active) continue;
     if (settle_arrival(f, now)) {

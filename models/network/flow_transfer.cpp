@@ -35,12 +35,13 @@ RoutedFlow route_one(const topo::Topology& topology, topo::Router& router, topo:
   return out;
 }
 
-void route_one_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
-                    std::uint64_t hash, RoutedFlow& out) {
+namespace {
+void route_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                std::uint64_t hash, bool keep, RoutedFlow& out) {
   out.route.clear();
   out.fractions.clear();
   if (topology.routing == topo::Routing::kAdaptive) {
-    const auto& spread = router.spread(src, dst);
+    const auto& spread = router.spread(src, dst);  // kept per (src, dst) either way: no hash
     double latency_ns = 0;
     bool whole = true;
     out.route.reserve(spread.size());
@@ -57,10 +58,26 @@ void route_one_into(const topo::Topology& topology, topo::Router& router, topo::
     out.latency = sim::SimTime::from_ns(std::llround(latency_ns));
     return;
   }
-  router.route_into(src, dst, hash, out.route);
+  if (keep) {
+    const auto& path = router.route(src, dst, hash);
+    out.route.assign(path.begin(), path.end());
+  } else {
+    router.route_into(src, dst, hash, out.route);
+  }
   std::int64_t latency_ns = 0;
   for (LinkId l : out.route) latency_ns += topology.link(l).latency_ns;
   out.latency = sim::SimTime::from_ns(latency_ns);
+}
+}  // namespace
+
+void route_one_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                    std::uint64_t hash, RoutedFlow& out) {
+  route_into(topology, router, src, dst, hash, false, out);
+}
+
+void route_connection_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                           std::uint64_t hash, RoutedFlow& out) {
+  route_into(topology, router, src, dst, hash, true, out);
 }
 
 std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,

@@ -51,6 +51,11 @@ RoutedFlow route_one(const topo::Topology& topology, topo::Router& router, topo:
 // cache (Router::route_into): every flow has its own hash, so a cache would only grow.
 void route_one_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
                     std::uint64_t hash, RoutedFlow& out);
+// The same route, kept in the router's cache (Router::route) and copied into `out`: for a
+// connection whose hash many transfers and many runs reuse (a collective's channel between two
+// ranks, timed at every size of an nccl-tests sweep), routed once per router.
+void route_connection_into(const topo::Topology& topology, topo::Router& router, topo::VertexId src, topo::VertexId dst,
+                           std::uint64_t hash, RoutedFlow& out);
 
 std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router& router,
                                     const std::vector<FlowRequest>& flows, std::uint64_t seed);
