@@ -26,7 +26,8 @@ struct SimulateOptions {
   std::string links_out;
   std::string link_timeline;
   TrainingOutputs training;
-  std::string seed;  // --seed: overrides the scenario's
+  std::string seed;      // --seed: overrides the scenario's
+  unsigned threads = 1;  // --threads: traffic's independent fabric parts side by side
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -81,7 +82,7 @@ void run_simulate(const SimulateOptions& o) {
                   {"--flows-out", o.flows_out},
                   {"--links-out", o.links_out},
                   {"--link-timeline", o.link_timeline}};
-  const report::TrafficReport t = report::evaluate_traffic(std::move(loaded), !o.link_timeline.empty());
+  const report::TrafficReport t = report::evaluate_traffic(std::move(loaded), !o.link_timeline.empty(), o.threads);
   const double wall_s = seconds_since(started);
   note("simulated in " + std::to_string(wall_s) + " s");
   const report::PreparedTraffic& p = t.traffic;
@@ -117,6 +118,10 @@ void add_simulate_command(CLI::App& app) {
                   "write every change of a link's load over time (CSV: time_s,link,bytes_per_s,utilisation)");
   cmd->add_option("--json", options->training.json, "training: write the full report as JSON (docs/report.md)");
   cmd->add_option("--trace", options->training.trace, "training: write a Chrome trace of one step (Perfetto)");
+  cmd->add_option("--threads", options->threads,
+                  "traffic: run the fabric's independent parts (docs/network.md) on this many threads; the output "
+                  "is the same for any number (default 1)")
+      ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--seed", options->seed, "override the scenario's seed (a whole number from 0 to 2^63 - 1)");
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());

@@ -50,18 +50,20 @@ double traffic_flows(const Scenario& s) {
   const TrafficWorkload& t = s.traffic;
   if (t.from_file) return static_cast<double>(t.rows.size());
   const workload::TrafficSpec& g = t.generated;
-  const double all = static_cast<double>(s.cluster.nodes) *
-                     (t.endpoints == EndpointKind::kGpu ? s.cluster.node.gpus : s.cluster.node.nics);
+  const double per_node = t.endpoints == EndpointKind::kGpu ? s.cluster.node.gpus : s.cluster.node.nics;
+  // The pattern runs once over the cluster's endpoints, or once per node over its own.
+  const double groups = g.within_node ? static_cast<double>(s.cluster.nodes) : 1.0;
+  const double all = g.within_node ? per_node : static_cast<double>(s.cluster.nodes) * per_node;
   const double e = g.endpoints > 0 ? std::min(all, static_cast<double>(g.endpoints)) : all;
   switch (g.pattern) {
     case workload::TrafficPattern::kAllToAll:
-      return e * (e - 1);
+      return groups * e * (e - 1);
     case workload::TrafficPattern::kIncast:
-      return e - 1;
+      return groups * (e - 1);
     case workload::TrafficPattern::kRandom:
-      return static_cast<double>(g.flows);
+      return groups * static_cast<double>(g.flows);
     default:
-      return e;  // permutation, ring
+      return groups * e;  // permutation, ring
   }
 }
 

@@ -562,7 +562,7 @@ void read_workload(Scenario& s, MapReader w) {
     if (path.is_relative()) path = std::filesystem::path(s.file).parent_path() / path;
     t.from_file = true;
     t.rows = read_flows_csv(path.string(), file.location());
-    for (auto key : {"bytes", "endpoints", "start", "start_window", "incast_target", "flows"}) {
+    for (auto key : {"bytes", "endpoints", "start", "start_window", "incast_target", "flows", "within"}) {
       w.forbid(key, "flows come from flows_file");
     }
   } else {
@@ -573,9 +573,10 @@ void read_workload(Scenario& s, MapReader w) {
                 : pattern == "incast"     ? workload::TrafficPattern::kIncast
                 : pattern == "ring"       ? workload::TrafficPattern::kRing
                                           : workload::TrafficPattern::kRandom;
-    for (auto key : {"bytes", "endpoints", "start", "start_window", "incast_target", "flows"}) {
+    for (auto key : {"bytes", "endpoints", "start", "start_window", "incast_target", "flows", "within"}) {
       if (auto v = w.find(key)) note(s, *v);
     }
+    g.within_node = w.one_of("within", {"cluster", "node"}, "cluster") == "node";
     g.bytes_per_flow = static_cast<double>(w.bytes("bytes"));
     g.endpoints = static_cast<std::size_t>(w.count("endpoints", 0));
     g.start = w.duration("start", sim::SimTime::zero());
@@ -712,7 +713,15 @@ std::vector<net::FlowRequest> traffic_flows(const Scenario& s, const topo::Topol
   const TrafficWorkload& t = s.traffic;
   if (!t.from_file) {
     try {
-      return workload::generate_traffic(t.generated, traffic_endpoints(topology, t.endpoints), s.seed);
+      const auto endpoints = traffic_endpoints(topology, t.endpoints);
+      if (!t.generated.within_node) return workload::generate_traffic(t.generated, endpoints, s.seed);
+      std::vector<std::vector<topo::VertexId>> by_node;
+      for (topo::VertexId v : endpoints) {
+        const auto node = static_cast<std::size_t>(std::max(0, topology.vertex(v).node));
+        if (node >= by_node.size()) by_node.resize(node + 1);
+        by_node[node].push_back(v);
+      }
+      return workload::generate_traffic_in_groups(t.generated, by_node, s.seed);
     } catch (const std::invalid_argument& e) {
       const auto it = s.locations.find("workload");
       throw ScenarioError(it == s.locations.end() ? Location{s.file, 0, 0} : it->second, "workload",

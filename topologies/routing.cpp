@@ -151,59 +151,112 @@ void Router::unreachable(VertexId src, VertexId dst) const {
                               topo_.vertex(dst).name + "\"");
 }
 
-Router::Target Router::target(VertexId dst) {
+Router::Target Router::target(VertexId src, VertexId dst) {
   // Every route into a vertex with a single in-link a->dst ends with that link, so
   // dist(v, dst) = dist(v, a) + 1: all the NICs of a leaf share the leaf's table. The link must
   // not be PCIe (a NIC does not turn PCIe onto PCIe, so arriving at a would matter) and a
   // must forward.
+  Target t{nullptr, dst, 0};
+  Table* table = nullptr;
   if (in_begin_[dst + 1] - in_begin_[dst] == 1) {
     const Arc& only = in_arcs_[in_begin_[dst]];
-    if (!only.pcie && forwards_[only.other] != 0) return Target{&table_for(only.other), dst, 1};
+    if (!only.pcie && forwards_[only.other] != 0) {
+      table = &table_for(only.other);
+      t.offset = 1;
+    }
   }
-  return Target{&table_for(dst), dst, 0};
+  if (table == nullptr) table = &table_for(dst);
+  // Routes start at src not having arrived over PCIe (state 2 * src).
+  if (src != dst) reach(*table, 2 * src);
+  t.table = table;
+  return t;
 }
 
-const Router::Table& Router::table_for(VertexId key) {
+Router::Table& Router::table_for(VertexId key) {
   ++clock_;
   if (auto it = tables_.find(key); it != tables_.end()) {
     it->second.last_used = clock_;
     return it->second;
   }
-  const std::size_t table_bytes = 2 * forwards_.size() * sizeof(std::uint16_t);
+  const std::size_t least_bytes = 2 * forwards_.size() * sizeof(std::uint16_t);
   Table fresh;
+  // A BFS that stopped after a small part of the graph (a destination asked about only from its
+  // own node) is cheaper to run again than to keep: the oldest such table gives its storage
+  // to the new one, so a node-local workload reuses a few tables' memory instead of touching a
+  // fresh table per destination.
+  while (!small_tables_.empty() && fresh.dist.empty()) {
+    const VertexId old_key = small_tables_.front();
+    small_tables_.pop_front();
+    auto it = tables_.find(old_key);
+    if (it == tables_.end() || !is_small(it->second)) continue;
+    table_bytes_held_ -= it->second.bytes();
+    for (std::uint32_t state : it->second.queue) it->second.dist[state] = kNoPath16;
+    fresh.queue = std::move(it->second.queue);
+    fresh.queue.clear();
+    fresh.dist = std::move(it->second.dist);
+    tables_.erase(it);
+  }
   // Over budget: the least recently used table goes, and its storage is reused.
-  while (!tables_.empty() && (tables_.size() + 1) * table_bytes > table_budget_bytes_) {
+  while (fresh.dist.empty() && !tables_.empty() && table_bytes_held_ + least_bytes > table_budget_bytes_) {
     auto oldest = tables_.begin();
     for (auto it = tables_.begin(); it != tables_.end(); ++it) {
       if (it->second.last_used < oldest->second.last_used) oldest = it;
+    }
+    table_bytes_held_ -= oldest->second.bytes();
+    // A BFS that stopped early set only the states in its queue: resetting those is enough.
+    if (!oldest->second.complete) {
+      for (std::uint32_t state : oldest->second.queue) oldest->second.dist[state] = kNoPath16;
+      fresh.queue = std::move(oldest->second.queue);
+      fresh.queue.clear();
+    } else {
+      std::fill(oldest->second.dist.begin(), oldest->second.dist.end(), kNoPath16);
     }
     fresh.dist = std::move(oldest->second.dist);
     tables_.erase(oldest);
   }
   Table& table = tables_.emplace(key, std::move(fresh)).first->second;
   table.last_used = clock_;
-  fill(table, key);
+  start_bfs(table, key);
+  table_bytes_held_ += table.bytes();
+  small_tables_.push_back(key);
   return table;
+}
+
+bool Router::is_small(const Table& table) const {
+  return !table.complete && table.queue.size() * kSmallShare < table.dist.size();
 }
 
 // Reverse BFS from `key` over states (vertex, arrived over PCIe). A state (v, p) steps to w over
 // link v->w unless p and the link are both PCIe; a vertex other than `key` that does not
 // forward is a start only, never expanded.
-void Router::fill(Table& table, VertexId key) {
+void Router::start_bfs(Table& table, VertexId key) {
   const std::size_t n = forwards_.size();
-  table.dist.assign(2 * n, kNoPath16);
-  queue_.clear();
-  queue_.reserve(2 * n);
+  if (table.dist.size() != 2 * n) table.dist.assign(2 * n, kNoPath16);
+  table.key = key;
+  table.complete = false;
+  table.head = 0;
+  if (table.queue.capacity() < spare_queue_.capacity()) table.queue.swap(spare_queue_);
+  table.queue.clear();
   table.dist[2 * key] = 0;
   table.dist[2 * key + 1] = 0;
-  queue_.push_back(2 * key);
-  queue_.push_back(2 * key + 1);
-  for (std::size_t head = 0; head < queue_.size(); ++head) {
-    const std::uint32_t state = queue_[head];
-    const VertexId w = state / 2;
-    const bool arrived_pcie = (state & 1) != 0;
+  table.queue.push_back(2 * key);
+  table.queue.push_back(2 * key + 1);
+}
+
+void Router::reach(Table& table, std::uint32_t state) {
+  if (table.complete || table.dist[state] != kNoPath16) return;
+  const std::size_t bytes_before = table.bytes();
+  const VertexId key = table.key;
+  auto& queue = table.queue;
+  std::size_t head = table.head;
+  // A BFS that has outgrown a small one runs to the end: what is left is a small part of the
+  // work, and a complete table needs no queue.
+  while (head < queue.size() && (table.dist[state] == kNoPath16 || queue.size() * kSmallShare >= table.dist.size())) {
+    const std::uint32_t at = queue[head++];
+    const VertexId w = at / 2;
+    const bool arrived_pcie = (at & 1) != 0;
     if (w != key && forwards_[w] == 0) continue;
-    const std::uint16_t d = table.dist[state];
+    const std::uint16_t d = table.dist[at];
     if (d + 1 >= kNoPath16) throw std::length_error("Router: a shortest route is longer than 65534 links");
     for (std::uint32_t i = in_begin_[w]; i < in_begin_[w + 1]; ++i) {
       const Arc& arc = in_arcs_[i];
@@ -216,10 +269,19 @@ void Router::fill(Table& table, VertexId key) {
       for (std::size_t p = 0; p < states; ++p) {
         if (table.dist[base + p] != kNoPath16) continue;
         table.dist[base + p] = static_cast<std::uint16_t>(d + 1);
-        queue_.push_back(static_cast<std::uint32_t>(base + p));
+        queue.push_back(static_cast<std::uint32_t>(base + p));
       }
     }
   }
+  table.head = head;
+  if (head == queue.size()) {
+    // Every reachable state has its distance: the queue is no longer needed.
+    table.complete = true;
+    if (queue.capacity() > spare_queue_.capacity()) spare_queue_.swap(queue);
+    std::vector<std::uint32_t>().swap(queue);
+    table.head = 0;
+  }
+  table_bytes_held_ = table_bytes_held_ - bytes_before + table.bytes();
 }
 
 void Router::candidates(const Target& t, VertexId at, bool via_pcie, std::uint32_t dist,
@@ -275,7 +337,7 @@ void Router::walk(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint
   check(src, dst);
   path.clear();
   if (src == dst) return;
-  const Target t = target(dst);
+  const Target t = target(src, dst);
   std::uint32_t dist = t.distance(src, false);
   if (dist == kNoPath) unreachable(src, dst);
   path.reserve(dist);
@@ -302,7 +364,7 @@ const std::vector<SpreadLink>& Router::spread(VertexId src, VertexId dst) {
   check(src, dst);
   std::vector<SpreadLink> out;
   if (src != dst) {
-    const Target t = target(dst);
+    const Target t = target(src, dst);
     std::uint32_t dist = t.distance(src, false);
     if (dist == kNoPath) unreachable(src, dst);
     // Hop by hop: every state (vertex, arrived over PCIe) at this distance with the fraction of
@@ -354,7 +416,7 @@ std::vector<LinkId> Router::next_links(VertexId src, VertexId dst) {
   check(src, dst);
   std::vector<LinkId> out;
   if (src == dst) return out;
-  const Target t = target(dst);
+  const Target t = target(src, dst);
   const std::uint32_t dist = t.distance(src, false);
   if (dist == kNoPath) unreachable(src, dst);
   scratch_.clear();
@@ -366,7 +428,7 @@ std::vector<LinkId> Router::next_links(VertexId src, VertexId dst) {
 std::optional<std::uint32_t> Router::hop_count(VertexId src, VertexId dst) {
   check(src, dst);
   if (src == dst) return 0;
-  const std::uint32_t dist = target(dst).distance(src, false);
+  const std::uint32_t dist = target(src, dst).distance(src, false);
   if (dist == kNoPath) return std::nullopt;
   return dist;
 }

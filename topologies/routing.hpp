@@ -31,7 +31,8 @@
 //
 // Cost: one distance table (2 x 16 bits per vertex) per destination *attachment*: an
 // endpoint whose only in-link comes from a forwarding vertex over a non-PCIe link (a NIC on
-// its leaf) shares its leaf's table, plus one hop. Tables are built by a BFS on demand and
+// its leaf) shares its leaf's table, plus one hop. Tables are built by a BFS on demand, run only
+// as far as the sources asked about so far (a route inside a node explores the node), and
 // kept, least recently used first out, within a memory budget. route() caches routes per
 // (src, dst, flow_hash) (route_into() does not), spreads per (src, dst). A Router is not thread-safe (one per thread).
 // It copies the adjacency when constructed, so links added to the Topology later are not seen (build a new Router); the
@@ -40,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -111,11 +113,23 @@ class Router {
   static constexpr std::uint16_t kNoPath16 = 0xFFFF;
   static constexpr std::uint32_t kNoPath = 0xFFFFFFFF;
 
+  // A reverse BFS from one vertex, run only as far as the queries so far needed: a route from
+  // a vertex D hops away needs every distance below D, which the BFS has all set once it has
+  // reached that vertex. A route inside a node leaves the rest of the fabric unexplored.
   struct Table {
     // dist[2 * v + p]: hops from v to the table's vertex for a flow that reached v over a
-    // PCIe link (p = 1) or not (p = 0); kNoPath16 if none.
+    // PCIe link (p = 1) or not (p = 0); kNoPath16 if none, or not reached yet.
     std::vector<std::uint16_t> dist;
+    // The BFS so far: every state given a distance, in order; queue[head..] still to expand.
+    // Released once the BFS is complete.
+    std::vector<std::uint32_t> queue;
+    std::size_t head = 0;
+    bool complete = false;
+    VertexId key = 0;
     std::uint64_t last_used = 0;
+    std::size_t bytes() const {
+      return dist.capacity() * sizeof(std::uint16_t) + queue.capacity() * sizeof(std::uint32_t);
+    }
   };
   // Distances to one destination: the attachment's table, offset by the hops from it.
   struct Target {
@@ -138,9 +152,15 @@ class Router {
   // The route itself (route()'s and route_into()'s): hop by hop down the distance table.
   void walk(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key,
             std::vector<LinkId>& path);
-  Target target(VertexId dst);
-  const Table& table_for(VertexId key);
-  void fill(Table& table, VertexId key);
+  // dst's table, its BFS run far enough for routes from src.
+  Target target(VertexId src, VertexId dst);
+  Table& table_for(VertexId key);
+  // A table whose BFS has set fewer than 1 / kSmallShare of the states and stopped.
+  static constexpr std::size_t kSmallShare = 64;
+  bool is_small(const Table& table) const;
+  void start_bfs(Table& table, VertexId key);
+  // Runs the BFS until `state` has its distance, or nothing is left to expand.
+  void reach(Table& table, std::uint32_t state);
   // Appends to out the indices in out_arcs_ of the out-links of `at` that start a shortest
   // continuation, in LinkId order.
   void candidates(const Target& t, VertexId at, bool via_pcie, std::uint32_t dist,
@@ -155,6 +175,12 @@ class Router {
   std::size_t table_budget_bytes_;
   std::uint64_t clock_ = 0;
   std::unordered_map<VertexId, Table> tables_;
+  std::size_t table_bytes_held_ = 0;  // Table::bytes() summed over tables_
+  // Tables in order of creation, to find the oldest small one (is_small) to recycle; a key may
+  // be stale (its table evicted, recreated or grown), and is then skipped.
+  std::deque<VertexId> small_tables_;
+  // The queue of the last BFS that ran to the end, kept for the next one's.
+  std::vector<std::uint32_t> spare_queue_;
   std::unordered_map<RouteKey, std::vector<LinkId>, RouteKeyHash> routes_;
   std::unordered_map<RouteKey, std::vector<SpreadLink>, RouteKeyHash> spreads_;  // flow_hash 0
   // spread()'s scratch: (BFS state, fraction) at the current hop and the next.
@@ -175,7 +201,6 @@ class Router {
   std::vector<std::int32_t> tier_;                // per vertex: a switch's tier, -1 for anything else
   std::vector<std::uint64_t> tier_divisor_;       // [l]: W(l) of D-mod-K, the product of up ports of tiers < l
   std::vector<std::uint64_t> destination_index_;  // per vertex: destination_index()
-  std::vector<std::uint32_t> queue_;              // BFS scratch, reused
   std::vector<std::uint32_t> scratch_;            // candidate arcs, reused
 };
 

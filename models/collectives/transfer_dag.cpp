@@ -15,18 +15,6 @@
 
 namespace fathom::coll {
 
-namespace {
-constexpr sim::EventKind kActivate = 1;
-constexpr sim::EventKind kSettle = 2;
-
-std::vector<net::LinkCapacity> capacities(const topo::Topology& topology) {
-  std::vector<net::LinkCapacity> caps;
-  caps.reserve(topology.links().size());
-  for (const auto& l : topology.links()) caps.push_back({l.bytes_per_s});
-  return caps;
-}
-}  // namespace
-
 TransferIndex TransferDag::add(Transfer transfer) {
   const auto index = static_cast<TransferIndex>(transfers_.size());
   // Building a DAG of millions of transfers takes a while: a signal stops it here too.
@@ -146,21 +134,13 @@ DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, c
   return out;
 }
 
-DagLp::DagLp(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
-             int flows_per_connection)
-    : topology_(topology),
-      router_(router),
-      dag_(dag),
-      seed_(seed),
-      split_(splits(topology, flows_per_connection)),
-      flows_per_connection_(flows_per_connection),
-      settler_(capacities(topology), kSettle),
-      timings_(dag.size()),
-      unfinished_(dag.size()) {
+DagRunner::DagRunner(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
+                     int flows_per_connection, net::FabricLp& fabric)
+    : dag_(dag), timings_(dag.size()), unfinished_(dag.size()) {
   check_flows_per_connection(flows_per_connection);
   const std::size_t n = dag.size();
-  flows_left_.assign(n, 0);
-  route_connections();
+  open_connections(topology, router, seed, flows_per_connection, fabric);
+  user_ = fabric.add_user(*this);
   succ_begin_.assign(n + 1, 0);
   waiting_on_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -176,13 +156,14 @@ DagLp::DagLp(const topo::Topology& topology, topo::Router& router, const Transfe
   }
 }
 
-void DagLp::on_start(sim::Context& ctx) {
+void DagRunner::on_start(net::FabricLp& fabric, sim::Context& ctx) {
   for (std::size_t i = 0; i < dag_.size(); ++i) {
-    if (waiting_on_[i] == 0) release(static_cast<TransferIndex>(i), ctx);
+    if (waiting_on_[i] == 0) release(fabric, static_cast<TransferIndex>(i), ctx);
   }
 }
 
-void DagLp::route_connections() {
+void DagRunner::open_connections(const topo::Topology& topology, topo::Router& router, std::uint64_t seed,
+                                 int flows_per_connection, net::FabricLp& fabric) {
   // Each distinct connection once, numbered in order of first use.
   struct Key {
     std::uint64_t pair;
@@ -203,7 +184,7 @@ void DagLp::route_connections() {
     connection_of_[i] = it->second;
   }
   // Routed destination by destination, so that the router builds each destination's distance
-  // table once, however many tables its budget holds.
+  // table once, however many tables its budget holds; opened on the fabric in order of first use.
   std::vector<std::uint32_t> order(first_use.size());
   for (std::uint32_t c = 0; c < order.size(); ++c) order[c] = c;
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -211,69 +192,45 @@ void DagLp::route_connections() {
     const Transfer& y = dag_[first_use[b]];
     return std::tie(x.dst, x.src, x.connection) < std::tie(y.dst, y.src, y.connection);
   });
-  routes_.resize(first_use.size());
-  latency_.resize(first_use.size());
+  const bool split = splits(topology, flows_per_connection);
+  std::vector<net::Connection> connections(first_use.size());
   for (std::uint32_t c : order) {
-    latency_[c] =
-        route_transfer(topology_, router_, dag_[first_use[c]], seed_, split_, flows_per_connection_, routes_[c]);
+    connections[c].latency =
+        route_transfer(topology, router, dag_[first_use[c]], seed, split, flows_per_connection, connections[c].flows);
   }
+  const net::ConnectionId base = static_cast<net::ConnectionId>(fabric.connection_count());
+  for (auto& c : connections) fabric.open(std::move(c));
+  for (auto& c : connection_of_) c += base;
 }
 
-void DagLp::release(TransferIndex i, sim::Context& ctx) {
-  const sim::SimTime delay = sim::SimTime::from_ns(dag_[i].alpha_ns) +
-                             (dag_[i].pipelined ? sim::SimTime::zero() : latency_[connection_of_[i]]);
+void DagRunner::release(net::FabricLp& fabric, TransferIndex i, sim::Context& ctx) {
+  const Transfer& t = dag_[i];
   timings_[i].released = ctx.now();
-  timings_[i].activated = ctx.now() + delay;
-  if (delay == sim::SimTime::zero()) {
-    start(i, ctx.now());
-    settler_.request(ctx, ctx.now());
-  } else {
-    ctx.send(ctx.self(), delay, kActivate, sim::Payload::of(static_cast<std::uint64_t>(i)));
-  }
+  timings_[i].activated =
+      fabric.send(ctx, user_, connection_of_[i], t.bytes, sim::SimTime::from_ns(t.alpha_ns), t.pipelined, i);
 }
 
-void DagLp::start(TransferIndex i, sim::SimTime now) {
-  const auto& flows = routes_[connection_of_[i]];
-  const auto count = static_cast<std::uint32_t>(flows.size());
-  flows_left_[i] = count;
-  const double bytes = dag_[i].bytes / count;
-  for (const net::RoutedFlow& flow : flows) {
-    const net::FlowId f = settler_.network().add_flow(flow.route, flow.fractions, bytes, now);
-    if (f >= transfer_of_flow_.size()) transfer_of_flow_.resize(f + 1);
-    transfer_of_flow_[f] = i;
-  }
-}
-
-void DagLp::on_event(const sim::Event& event, sim::Context& ctx) {
-  if (event.kind == kActivate) {
-    start(static_cast<TransferIndex>(event.payload.as<std::uint64_t>()), ctx.now());
-    settler_.request(ctx, ctx.now());
-  } else if (settler_.is_due(event)) {
-    settler_.settle(ctx, [&](net::FlowId done) { finished(done, ctx); });
-  }
-}
-
-void DagLp::finished(net::FlowId flow, sim::Context& ctx) {
-  const TransferIndex i = transfer_of_flow_[flow];
-  if (--flows_left_[i] > 0) return;  // the transfer's other flows are still moving
+void DagRunner::on_delivered(net::FabricLp& fabric, std::uint64_t tag, sim::Context& ctx) {
+  const auto i = static_cast<TransferIndex>(tag);
   timings_[i].finish = ctx.now();
   --unfinished_;
   for (std::uint32_t k = succ_begin_[i]; k < succ_begin_[i + 1]; ++k) {
-    if (--waiting_on_[succ_[k]] == 0) release(succ_[k], ctx);
+    if (--waiting_on_[succ_[k]] == 0) release(fabric, succ_[k], ctx);
   }
 }
 
 DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
                   int flows_per_connection) {
   sim::Simulation simulation(seed);
-  const sim::LpId id = simulation.add(std::make_unique<DagLp>(topology, router, dag, seed, flows_per_connection));
+  auto fabric = std::make_unique<net::FabricLp>(topology);
+  DagRunner runner(topology, router, dag, seed, flows_per_connection, *fabric);
+  simulation.add(std::move(fabric));
   const sim::RunResult run = simulation.run({});
-  const auto& lp = dynamic_cast<const DagLp&>(simulation.lp(id));
-  if (lp.unfinished() != 0) {
-    throw std::logic_error("run_dag: " + std::to_string(lp.unfinished()) + " transfers never finished");
+  if (runner.unfinished() != 0) {
+    throw std::logic_error("run_dag: " + std::to_string(runner.unfinished()) + " transfers never finished");
   }
   DagResult result;
-  result.transfers = lp.timings();
+  result.transfers = runner.timings();
   for (const auto& t : result.transfers) result.makespan = std::max(result.makespan, t.finish);
   result.fingerprint = run.fingerprint;
   result.events = run.committed;

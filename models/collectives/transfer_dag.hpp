@@ -21,19 +21,17 @@
 // adaptive routing its one flow is spread over every shortest path (net::route_one). Inside a node
 // and with D-mod-K a transfer is one flow.
 //
-// DagLp drives the FlowNetwork like net::NetworkLp does (net::FlowSettler): every change of an
-// instant is applied first, then one "settle" event at priority 255 re-rates the network, pops
-// the completions and releases their successors. A successor with no delay at all starts inside
-// the same settle, so a chain of zero-delay transfers costs no extra events.
+// A DAG runs on the network's logical process (net::FabricLp) as one of its users (DagRunner):
+// every change of an instant is applied first, then one "settle" event at priority 255 re-rates
+// the network, pops the completions and releases their successors. A successor with no delay at
+// all starts inside the same settle, so a chain of zero-delay transfers costs no extra events.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "models/network/flow_network.hpp"
-#include "models/network/flow_settler.hpp"
+#include "models/network/fabric_lp.hpp"
 #include "models/network/flow_transfer.hpp"
-#include "sim/logical_process.hpp"
 #include "sim/time.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
@@ -93,8 +91,8 @@ struct DagFlows {
 
 // Routes every transfer of `dag` as the topology's routing mode and `flows_per_connection` say
 // (above): the ECMP hash of its connection (connection_hash), sub-flow j of it subflow_hash(hash, j). Throws
-// std::invalid_argument for flows_per_connection < 1. (DagLp routes each transfer the same way
-// when it is released; this is the whole table at once, for inspection.)
+// std::invalid_argument for flows_per_connection < 1. (DagRunner routes each transfer the same way
+// before the run; this is the whole table at once, for inspection.)
 DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, const TransferDag& dag,
                          std::uint64_t seed, int flows_per_connection);
 
@@ -111,51 +109,41 @@ struct DagResult {
   std::uint64_t events = 0;
 };
 
-class DagLp final : public sim::LogicalProcess {
+// Runs a DAG on a fabric: a net::FabricUser inside the fabric's LP. Each released transfer is sent
+// on its connection (FabricLp::send) and its successors are released the instant its last byte
+// arrives, so a successor with no delay starts inside the same settle and a chain of zero-delay
+// transfers costs no extra events.
+class DagRunner final : public net::FabricUser {
  public:
   // Routes each of the DAG's connections (src, dst, connection) once, as route_dag_flows() would
-  // (the same flows, the same hashes), destination by destination, and keeps those routes for
-  // the run: a ring's thousands of steps reuse its few thousand connections' routes. The router
-  // keeps each connection's route too (net::route_connection_into), so a later run on the same
-  // router (the next size of an nccl-tests sweep, a longer prefix of a ring) routes nothing
-  // again. The topology, router and DAG must outlive the LP; the router is used by this LP alone
-  // while it runs.
-  DagLp(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
-        int flows_per_connection);
+  // (the same flows, the same hashes), destination by destination, and opens them on `fabric`:
+  // a ring's thousands of steps reuse its few thousand connections. The router keeps each
+  // connection's route too (net::route_connection_into), so a later run on the same router (the
+  // next size of an nccl-tests sweep, a longer prefix of a ring) routes nothing again. The DAG
+  // must outlive the runner; the runner must outlive the fabric's run.
+  DagRunner(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
+            int flows_per_connection, net::FabricLp& fabric);
 
-  void on_start(sim::Context& ctx) override;
-  void on_event(const sim::Event& event, sim::Context& ctx) override;
+  void on_start(net::FabricLp& fabric, sim::Context& ctx) override;
+  void on_delivered(net::FabricLp& fabric, std::uint64_t tag, sim::Context& ctx) override;
 
   const std::vector<TransferTiming>& timings() const { return timings_; }
-  const net::FlowNetwork& network() const { return settler_.network(); }
   // Transfers not finished (non-zero after a run means the run was cut short).
   std::size_t unfinished() const { return unfinished_; }
 
  private:
-  void route_connections();
-  void release(TransferIndex i, sim::Context& ctx);
-  void start(TransferIndex i, sim::SimTime now);
-  void finished(net::FlowId flow, sim::Context& ctx);
+  void open_connections(const topo::Topology& topology, topo::Router& router, std::uint64_t seed,
+                        int flows_per_connection, net::FabricLp& fabric);
+  void release(net::FabricLp& fabric, TransferIndex i, sim::Context& ctx);
 
-  const topo::Topology& topology_;
-  topo::Router& router_;
   const TransferDag& dag_;
-  std::uint64_t seed_;
-  bool split_;  // ECMP with several flows per connection: a fabric transfer is that many flows
-  int flows_per_connection_;
-  net::FlowSettler settler_;
+  std::uint32_t user_ = 0;  // this runner's number on the fabric
   // Successors in compressed form: successors of i are succ_[succ_begin_[i] .. succ_begin_[i + 1]).
   std::vector<std::uint32_t> succ_begin_;
   std::vector<TransferIndex> succ_;
-  std::vector<std::uint32_t> waiting_on_;        // predecessors not yet finished
-  std::vector<std::uint32_t> flows_left_;        // per transfer: its flows not yet finished
-  std::vector<TransferIndex> transfer_of_flow_;  // FlowNetwork slot -> transfer
+  std::vector<std::uint32_t> waiting_on_;         // predecessors not yet finished
+  std::vector<net::ConnectionId> connection_of_;  // per transfer: the fabric connection carrying it
   std::vector<TransferTiming> timings_;
-  // Every connection's flows and route latency, routed once before the run: transfer i travels
-  // on routes_[connection_of_[i]].
-  std::vector<std::uint32_t> connection_of_;
-  std::vector<std::vector<net::RoutedFlow>> routes_;
-  std::vector<sim::SimTime> latency_;
   std::size_t unfinished_ = 0;
 };
 

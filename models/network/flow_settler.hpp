@@ -1,5 +1,5 @@
-// FlowSettler: what every logical process that drives a FlowNetwork on the engine does at an
-// instant, written once (net::NetworkLp and coll::DagLp use it).
+// FlowSettler: what the network's logical process (net::FabricLp) does at an instant to keep its
+// FlowNetwork's rates max-min fair.
 //
 // Changes at one instant (flows added, flows finished) are applied first; then one "settle"
 // event, at the lowest priority of that instant (255), credits progress, pops the completions

@@ -1,26 +1,18 @@
 #include "models/network/flow_transfer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "models/network/fabric_lp.hpp"
+#include "models/network/link_components.hpp"
 #include "sim/context.hpp"
 #include "sim/hash.hpp"
+#include "sim/simulation.hpp"
 
 namespace fathom::net {
-
-namespace {
-constexpr sim::EventKind kActivate = 1;
-constexpr sim::EventKind kSettle = 2;
-
-std::vector<LinkCapacity> capacities(const topo::Topology& topology) {
-  std::vector<LinkCapacity> caps;
-  caps.reserve(topology.links().size());
-  for (const auto& l : topology.links()) caps.push_back({l.bytes_per_s});
-  return caps;
-}
-}  // namespace
 
 std::uint64_t flow_hash(std::uint64_t seed, std::uint64_t flow_id) {
   return sim::hash_combine(sim::mix64(seed), flow_id);
@@ -89,60 +81,122 @@ std::vector<RoutedFlow> route_flows(const topo::Topology& topology, topo::Router
   return routed;
 }
 
-NetworkLp::NetworkLp(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
-                     const std::vector<RoutedFlow>& routes, bool record_link_loads)
-    : flows_(flows), routes_(routes), settler_(capacities(topology), kSettle), outcomes_(flows.size()) {
-  if (routes.size() != flows.size()) throw std::invalid_argument("NetworkLp: one route per flow is needed");
-  if (record_link_loads) {
-    settler_.network().set_load_observer([this](LinkId link, sim::SimTime t, double load) {
-      link_loads_.push_back({t, link, load});
-    });
-  }
-}
+namespace {
 
-void NetworkLp::on_start(sim::Context& ctx) {
-  for (std::size_t i = 0; i < flows_.size(); ++i) {
-    if (flows_[i].start < sim::SimTime::zero()) {
-      throw std::invalid_argument("flow " + std::to_string(flows_[i].id) + " starts before time 0");
+// A traffic scenario's flows of one independent part, sent on one fabric at their start times.
+class TrafficUser final : public FabricUser {
+ public:
+  TrafficUser(const std::vector<FlowRequest>& requests, std::vector<std::uint32_t> mine,
+              std::vector<ConnectionId> connections, std::vector<FlowOutcome>& outcomes)
+      : requests_(requests), mine_(std::move(mine)), connections_(std::move(connections)), outcomes_(outcomes) {}
+
+  void on_start(FabricLp& fabric, sim::Context& ctx) override {
+    for (std::size_t k = 0; k < mine_.size(); ++k) {
+      const FlowRequest& r = requests_[mine_[k]];
+      if (r.start < sim::SimTime::zero()) {
+        throw std::invalid_argument("flow " + std::to_string(r.id) + " starts before time 0");
+      }
+      outcomes_[mine_[k]].activated = fabric.send(ctx, user, connections_[k], r.bytes, r.start, false, mine_[k]);
     }
-    const sim::SimTime at = flows_[i].start + routes_[i].latency;
-    outcomes_[i].activated = at;
-    ctx.send(ctx.self(), at, kActivate, sim::Payload::of(static_cast<std::uint64_t>(i)));
   }
-}
+  void on_delivered(FabricLp& /*fabric*/, std::uint64_t tag, sim::Context& ctx) override {
+    outcomes_[tag].finish = ctx.now();
+  }
 
-void NetworkLp::on_event(const sim::Event& event, sim::Context& ctx) {
-  try {
-    handle(event, ctx);
-  } catch (const BeyondClock& e) {
-    // Name the flow as the caller knows it: its index in the requests.
-    throw BeyondClock(request_of_flow_[e.flow()], e.remaining_bytes(), e.bytes_per_s(), ctx.now());
-  }
-}
+  std::uint32_t user = 0;
 
-void NetworkLp::handle(const sim::Event& event, sim::Context& ctx) {
-  if (event.kind == kActivate) {
-    const auto i = event.payload.as<std::uint64_t>();
-    const FlowId f = settler_.network().add_flow(routes_[i].route, routes_[i].fractions, flows_[i].bytes, ctx.now());
-    if (f >= request_of_flow_.size()) request_of_flow_.resize(f + 1);
-    request_of_flow_[f] = static_cast<std::uint32_t>(i);
-    settler_.request(ctx, ctx.now());
-  } else if (settler_.is_due(event)) {
-    settler_.settle(ctx, [&](FlowId done) { outcomes_[request_of_flow_[done]].finish = ctx.now(); });
-  }
-}
+ private:
+  const std::vector<FlowRequest>& requests_;
+  std::vector<std::uint32_t> mine_;        // request indices, ascending
+  std::vector<ConnectionId> connections_;  // per request of mine_
+  std::vector<FlowOutcome>& outcomes_;
+};
+
+// One part's fabric: its links renumbered in ascending order of their LinkId (so the solver meets
+// them in the same order as on the whole topology), each flow a connection of its own.
+struct PartFabric {
+  std::unique_ptr<FabricLp> fabric;
+  std::unique_ptr<TrafficUser> user;
+  std::vector<LinkId> global;  // local link -> the topology's
+  std::vector<LinkLoadSample> loads;
+};
+
+}  // namespace
 
 TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
-                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed, bool record_link_loads) {
-  sim::Simulation simulation(seed);
-  const sim::LpId id = simulation.add(std::make_unique<NetworkLp>(topology, flows, routes, record_link_loads));
-  const sim::RunResult run = simulation.run({});
-  const auto& lp = dynamic_cast<const NetworkLp&>(simulation.lp(id));
+                                  const std::vector<RoutedFlow>& routes, std::uint64_t seed, bool record_link_loads,
+                                  unsigned threads) {
+  if (routes.size() != flows.size()) throw std::invalid_argument("simulate_transfers: one route per flow is needed");
+  const std::size_t link_count = topology.links().size();
+  const FlowParts parts = independent_parts(routes, link_count);
+  std::vector<std::vector<std::uint32_t>> members(parts.parts);
+  for (std::uint32_t i = 0; i < flows.size(); ++i) members[parts.part_of_flow[i]].push_back(i);
+
   TransferResult result;
-  result.flows = lp.outcomes();
-  for (std::size_t l = 0; l < lp.network().link_count(); ++l) {
-    result.link_bytes.push_back(lp.network().link_bytes(static_cast<LinkId>(l)));
+  result.flows.resize(flows.size());
+  std::vector<PartFabric> fabrics(parts.parts);
+  std::vector<std::uint32_t> local(link_count, 0);
+  sim::Simulation simulation(seed);
+  sim::SimTime lookahead = sim::SimTime::max();
+  for (std::uint32_t p = 0; p < parts.parts; ++p) {
+    PartFabric& part = fabrics[p];
+    for (std::uint32_t i : members[p])
+      part.global.insert(part.global.end(), routes[i].route.begin(), routes[i].route.end());
+    std::sort(part.global.begin(), part.global.end());
+    part.global.erase(std::unique(part.global.begin(), part.global.end()), part.global.end());
+    for (std::uint32_t k = 0; k < part.global.size(); ++k) local[part.global[k]] = k;
+    std::vector<LinkCapacity> capacities;
+    std::vector<sim::SimTime> latencies;
+    for (LinkId l : part.global) {
+      capacities.push_back({topology.link(l).bytes_per_s});
+      latencies.push_back(sim::SimTime::from_ns(topology.link(l).latency_ns));
+    }
+    part.fabric = std::make_unique<FabricLp>(std::move(capacities), latencies);
+    std::vector<ConnectionId> connections;
+    for (std::uint32_t i : members[p]) {
+      Connection c{{routes[i]}, routes[i].latency};
+      for (LinkId& l : c.flows[0].route) l = local[l];
+      connections.push_back(part.fabric->open(std::move(c)));
+    }
+    part.user = std::make_unique<TrafficUser>(flows, members[p], std::move(connections), result.flows);
+    part.user->user = part.fabric->add_user(*part.user);
+    if (record_link_loads) {
+      part.fabric->network().set_load_observer([&part](LinkId link, sim::SimTime t, double load) {
+        part.loads.push_back({t, part.global[link], load});
+      });
+    }
+    if (!part.global.empty()) lookahead = std::min(lookahead, part.fabric->lookahead());
   }
+  std::vector<FabricLp*> lps;
+  for (PartFabric& part : fabrics) {
+    lps.push_back(part.fabric.get());
+    simulation.add(std::move(part.fabric));
+  }
+  // The parts never send each other an event; the lookahead they declare (their smallest link
+  // latency) only sets the parallel scheduler's window.
+  sim::RunOptions options;
+  if (threads > 1 && lps.size() > 1 && lookahead > sim::SimTime::zero() && lookahead != sim::SimTime::max()) {
+    simulation.set_lookahead(lookahead);
+    options.scheduler = sim::Scheduler::kParallel;
+    options.threads = threads;
+    options.partitions = std::min<unsigned>(threads, static_cast<unsigned>(lps.size()));
+  }
+  const sim::RunResult run = simulation.run(options);
+
+  result.link_bytes.assign(link_count, 0.0);
+  for (std::size_t p = 0; p < lps.size(); ++p) {
+    const FlowNetwork& network = lps[p]->network();
+    for (std::size_t l = 0; l < fabrics[p].global.size(); ++l) {
+      result.link_bytes[fabrics[p].global[l]] = network.link_bytes(static_cast<LinkId>(l));
+    }
+    result.component_updates += network.updates();
+    result.flow_rerates += network.flow_rerates();
+    result.local_settles += network.local_settles();
+    result.link_loads.insert(result.link_loads.end(), fabrics[p].loads.begin(), fabrics[p].loads.end());
+  }
+  // Parts in order, each in its own time order: one stable sort gives one order for any thread count.
+  std::stable_sort(result.link_loads.begin(), result.link_loads.end(),
+                   [](const LinkLoadSample& a, const LinkLoadSample& b) { return a.time < b.time; });
   for (std::size_t i = 0; i < flows.size(); ++i) {
     // Every flow ends: a rate of zero is refused where links are built, and a finish beyond the
     // clock stops the run (BeyondClock). One that did not would be reported as done at 0.
@@ -153,10 +207,8 @@ TransferResult simulate_transfers(const topo::Topology& topology, const std::vec
   }
   result.fingerprint = run.fingerprint;
   result.events = run.committed;
-  result.component_updates = lp.network().updates();
-  result.flow_rerates = lp.network().flow_rerates();
-  result.local_settles = lp.network().local_settles();
-  result.link_loads = lp.link_loads();
+  result.parts = parts.parts;
+  result.partitions = run.partitions;
   return result;
 }
 

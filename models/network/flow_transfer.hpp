@@ -3,19 +3,16 @@
 // FlowRequest is a transfer between two endpoints of a Topology. route_flows() picks each
 // flow's route once (ECMP hash of the scenario seed and the flow id, D-mod-K by destination,
 // or with adaptive routing every shortest path with its fraction of the bytes), so `fathom
-// topology --routes` and `fathom simulate` report the same paths. NetworkLp is the logical process
-// that owns the FlowNetwork: each flow waits its route's latency (the sum of its links'),
-// then shares bandwidth max-min fairly until its last byte arrives. All changes at one
-// instant are applied together, then rates are recomputed once (FlowSettler).
+// topology --routes` and `fathom simulate` report the same paths. simulate_transfers() runs them on
+// the network's logical process (net::FabricLp): each flow waits its route's latency (the sum of
+// its links'), then shares bandwidth max-min fairly until its last byte arrives. All changes at
+// one instant are applied together, then rates are recomputed once (FlowSettler).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "models/network/flow_network.hpp"
-#include "models/network/flow_settler.hpp"
-#include "sim/logical_process.hpp"
-#include "sim/simulation.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
 
@@ -82,37 +79,17 @@ struct TransferResult {
   std::uint64_t flow_rerates = 0;          // flows re-rated, summed over re-ratings
   std::uint64_t local_settles = 0;         // arrivals rated from their own links, no re-rating
   std::vector<LinkLoadSample> link_loads;  // every change of a link's load, when recorded
+  std::uint32_t parts = 0;                 // independent parts, each its own FabricLp
+  unsigned partitions = 1;                 // engine partitions they ran on
 };
 
-class NetworkLp final : public sim::LogicalProcess {
- public:
-  // With `record_link_loads`, every change of a link's load is kept (link_loads()).
-  NetworkLp(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
-            const std::vector<RoutedFlow>& routes, bool record_link_loads = false);
-
-  void on_start(sim::Context& ctx) override;
-  // A flow that would finish beyond SimTime's range stops the run with BeyondClock, whose
-  // flow() is the flow's index in `flows`.
-  void on_event(const sim::Event& event, sim::Context& ctx) override;
-
-  const std::vector<FlowOutcome>& outcomes() const { return outcomes_; }
-  const FlowNetwork& network() const { return settler_.network(); }
-  const std::vector<LinkLoadSample>& link_loads() const { return link_loads_; }
-
- private:
-  void handle(const sim::Event& event, sim::Context& ctx);
-
-  const std::vector<FlowRequest>& flows_;
-  const std::vector<RoutedFlow>& routes_;
-  FlowSettler settler_;
-  std::vector<std::uint32_t> request_of_flow_;  // FlowNetwork slot -> request index
-  std::vector<FlowOutcome> outcomes_;
-  std::vector<LinkLoadSample> link_loads_;
-};
-
-// Simulates `flows` over `topology` and returns when the last one has finished.
+// Simulates `flows` over `topology` and returns when the last one has finished. The flows are
+// split into independent parts (net::independent_parts), each carried by a FabricLp of its own
+// (models/network/fabric_lp.hpp); with `threads` > 1 and several parts the engine's parallel
+// scheduler runs them side by side. The results and the fingerprint do not depend on `threads`.
+// With `record_link_loads`, every change of a link's load is kept (TransferResult::link_loads).
 TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
                                   const std::vector<RoutedFlow>& routes, std::uint64_t seed,
-                                  bool record_link_loads = false);
+                                  bool record_link_loads = false, unsigned threads = 1);
 
 }  // namespace fathom::net

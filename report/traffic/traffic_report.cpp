@@ -41,7 +41,7 @@ std::string ms(double seconds) {
 
 }  // namespace
 
-TrafficReport evaluate_traffic(scenario::Scenario scenario, bool link_timeline) {
+TrafficReport evaluate_traffic(scenario::Scenario scenario, bool link_timeline, unsigned threads) {
   TrafficReport t;
   t.traffic = prepare_traffic(std::move(scenario));
   const PreparedTraffic& p = t.traffic;
@@ -52,7 +52,7 @@ TrafficReport evaluate_traffic(scenario::Scenario scenario, bool link_timeline) 
         "traffic for `fathom simulate`", "nccl-tests", "run it with `fathom nccl-tests`");
   }
   try {
-    t.result = net::simulate_transfers(p.topology, p.flows, p.routes, p.scenario.seed, link_timeline);
+    t.result = net::simulate_transfers(p.topology, p.flows, p.routes, p.scenario.seed, link_timeline, threads);
   } catch (const net::BeyondClock& e) {
     refuse_beyond_clock(p, e);
   }
@@ -102,6 +102,7 @@ void write_traffic_summary(std::FILE* out, const TrafficReport& t) {
       "  events                   %llu (max-min re-ratings %llu, flows re-rated %llu, arrivals rated alone %llu)\n",
       static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.component_updates),
       static_cast<unsigned long long>(r.flow_rerates), static_cast<unsigned long long>(r.local_settles));
+  std::fprintf(out, "  network processes        %u (one per set of links no flow joins to another)\n", r.parts);
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
 }
 

@@ -24,8 +24,9 @@ struct TrafficReport {
 
 // Runs the scenario's flows. A scenario whose workload is not traffic is bad input
 // (scenario::ScenarioError at workload.kind). `link_timeline` records every change of a link's
-// load (TransferResult::link_loads).
-TrafficReport evaluate_traffic(scenario::Scenario scenario, bool link_timeline);
+// load (TransferResult::link_loads). `threads` > 1 runs the fabric's independent parts side by
+// side on the parallel scheduler; the report is the same for any number.
+TrafficReport evaluate_traffic(scenario::Scenario scenario, bool link_timeline, unsigned threads = 1);
 
 // The human report: scenario, cluster, workload, figures, fingerprint.
 void write_traffic_summary(std::FILE* out, const TrafficReport& report);

@@ -57,6 +57,24 @@ TEST_CASE("memory estimate: flows as the traffic patterns make them; passes as t
   const auto perm =
       load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/fat-tree-1024-permutation.yaml");
   CHECK(count_of(estimate_resources(perm), "workload.endpoints") == 1024);
+  // within: node, the pattern node by node: estimated as many flows as are made, every flow
+  // between two GPUs of one node, ids 0, 1, 2 ... in node order.
+  const auto moe =
+      load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/moe-all-to-all-nvlink-2048-nodes.yaml",
+                    {"cluster.nodes=16", "cluster.fabric.leaves=2", "cluster.fabric.spines=2"});
+  const auto topology = fathom::topo::build_cluster(moe.cluster);
+  const auto flows = fathom::scenario::traffic_flows(moe, topology);
+  CHECK(flows.size() == 16 * 8 * 7);
+  CHECK(count_of(estimate_resources(moe), "workload.endpoints") == static_cast<double>(flows.size()));
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    CHECK(flows[i].id == i);
+    CHECK(topology.vertex(flows[i].src).node == static_cast<int>(i / 56));
+    CHECK(topology.vertex(flows[i].dst).node == static_cast<int>(i / 56));
+  }
+  CHECK_THROWS_AS(
+      load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/moe-all-to-all-nvlink-2048-nodes.yaml",
+                    {"workload.within=rack"}),
+      ScenarioError);
   // The pilot: global batch 128 over dp 4 with micro-batch 1 is 32 micro-batches, on 4 stages,
   // each a forward and a backward.
   const auto pilot = load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/pilot-16-nodes.yaml");

@@ -283,6 +283,56 @@ TEST_CASE("routes across a rail-optimised fabric") {
   CHECK(router.route(src, t.at("n0.gpu7"), 0).size() == 2);
 }
 
+TEST_CASE("a search stopped early resumes: routes do not depend on which sources were asked first") {
+  // GPU destinations of a rail-optimised cluster: asked first from their own node (the search
+  // stops after the node), then from other nodes (it resumes), in a router with room for every
+  // table and in one with room for a few (small tables recycled, large ones evicted); a fresh
+  // router asked in the opposite order must give the same routes, as must spread().
+  const Topology t = build_cluster(rail_cluster(64));
+  std::vector<VertexId> gpus;
+  for (VertexId v = 0; v < t.vertices().size(); ++v) {
+    if (t.vertex(v).kind == VertexKind::kGpu) gpus.push_back(v);
+  }
+  std::mt19937_64 rng(5);
+  std::vector<std::tuple<VertexId, VertexId, std::uint64_t>> local, remote;
+  for (int i = 0; i < 400; ++i) {
+    const std::size_t d = rng() % gpus.size();
+    const VertexId dst = gpus[d];
+    // Another GPU of dst's node (GPUs are listed node by node, 8 each).
+    const std::size_t first = d / 8 * 8;
+    const VertexId near = gpus[first + (d - first + 1 + rng() % 7) % 8];
+    REQUIRE(t.vertex(near).node == t.vertex(dst).node);
+    local.emplace_back(near, dst, rng());
+    remote.emplace_back(gpus[rng() % gpus.size()], dst, rng());
+  }
+  const std::size_t table = 2 * t.vertices().size() * sizeof(std::uint16_t);
+  for (const std::size_t budget : {Router::kDefaultTableBudgetBytes, 3 * table}) {
+    CAPTURE(budget);
+    Router near_first(t, budget);
+    Router far_first(t, budget);
+    std::vector<std::vector<LinkId>> a, b_remote, b_local;
+    for (const auto& [s, d, h] : local) a.push_back(near_first.route(s, d, h));
+    for (const auto& [s, d, h] : remote) a.push_back(near_first.route(s, d, h));
+    for (const auto& [s, d, h] : remote) b_remote.push_back(far_first.route(s, d, h));
+    for (const auto& [s, d, h] : local) b_local.push_back(far_first.route(s, d, h));
+    std::vector<std::vector<LinkId>> b = b_local;
+    b.insert(b.end(), b_remote.begin(), b_remote.end());
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i] == b[i]);
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      CHECK(a[i].size() == 2);  // GPU to GPU inside a node: two NVLink hops
+      check_path(t, a[i], std::get<0>(local[i]), std::get<1>(local[i]));
+    }
+    for (std::size_t i = 0; i < remote.size(); ++i) {
+      const auto& [s, d, h] = remote[i];
+      if (s != d) check_path(t, a[local.size() + i], s, d);
+      const auto hops = far_first.hop_count(s, d);
+      REQUIRE(hops.has_value());
+      CHECK(*hops == a[local.size() + i].size());
+    }
+  }
+}
+
 TEST_CASE("performance sanity: 16,384 random pairs on a 16,384-host 2-tier fabric") {
   ClusterSpec spec = example_fabric();
   spec.nodes = 16384;

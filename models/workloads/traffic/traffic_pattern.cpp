@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/hash.hpp"
 #include "sim/random.hpp"
 
 namespace fathom::workload {
@@ -103,6 +104,21 @@ std::vector<net::FlowRequest> generate_traffic(const TrafficSpec& spec, const st
           static_cast<std::int64_t>(when.uniform_below(static_cast<std::uint64_t>(spec.start_window.ns()))));
     }
     flows.push_back({k, endpoints[pairs[k].first], endpoints[pairs[k].second], spec.bytes_per_flow, start});
+  }
+  return flows;
+}
+
+std::vector<net::FlowRequest> generate_traffic_in_groups(const TrafficSpec& spec,
+                                                         const std::vector<std::vector<topo::VertexId>>& groups,
+                                                         std::uint64_t seed) {
+  std::vector<net::FlowRequest> flows;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::vector<net::FlowRequest> part = generate_traffic(spec, groups[g], sim::hash_combine(seed, g));
+    const std::uint64_t first = flows.size();
+    for (net::FlowRequest& f : part) {
+      f.id += first;
+      flows.push_back(f);
+    }
   }
   return flows;
 }

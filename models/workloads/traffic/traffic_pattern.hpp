@@ -32,11 +32,19 @@ struct TrafficSpec {
   std::size_t flows = 0;          // kRandom only
   sim::SimTime start;             // every flow starts here, or uniformly in [start, start + start_window)
   sim::SimTime start_window;      // 0: all at `start`
+  bool within_node = false;       // the pattern among each node's endpoints, node by node
 };
 
 // Throws std::invalid_argument naming the field for impossible specs (fewer than two
 // endpoints, target out of range, no flows for kRandom, negative bytes).
 std::vector<net::FlowRequest> generate_traffic(const TrafficSpec& spec, const std::vector<topo::VertexId>& endpoints,
                                                std::uint64_t seed);
+
+// The pattern inside each group of endpoints on its own (an all-to-all among each node's GPUs):
+// group g's flows are generate_traffic(spec, groups[g], hash_combine(seed, g)), their ids
+// following the previous groups' flows. `spec.endpoints` applies to each group.
+std::vector<net::FlowRequest> generate_traffic_in_groups(const TrafficSpec& spec,
+                                                         const std::vector<std::vector<topo::VertexId>>& groups,
+                                                         std::uint64_t seed);
 
 }  // namespace fathom::workload

@@ -1,0 +1,150 @@
+#include "models/network/fabric_lp.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace fathom::net {
+
+namespace {
+
+std::vector<LinkCapacity> capacities_of(const topo::Topology& topology) {
+  std::vector<LinkCapacity> caps;
+  caps.reserve(topology.links().size());
+  for (const auto& l : topology.links()) caps.push_back({l.bytes_per_s});
+  return caps;
+}
+
+sim::SimTime least_latency(const topo::Topology& topology) {
+  if (topology.links().empty()) return sim::SimTime::zero();
+  std::int64_t least = topology.links().front().latency_ns;
+  for (const auto& l : topology.links()) least = std::min(least, l.latency_ns);
+  return sim::SimTime::from_ns(least);
+}
+
+}  // namespace
+
+FabricLp::FabricLp(const topo::Topology& topology)
+    : settler_(capacities_of(topology), kSettle),
+      link_count_(topology.links().size()),
+      lookahead_(least_latency(topology)) {}
+
+FabricLp::FabricLp(std::vector<LinkCapacity> capacities, const std::vector<sim::SimTime>& latencies)
+    : settler_((capacities.size() == latencies.size()
+                    ? std::move(capacities)
+                    : throw std::invalid_argument("FabricLp: one latency per link is needed")),
+               kSettle),
+      link_count_(latencies.size()) {
+  if (!latencies.empty()) lookahead_ = *std::min_element(latencies.begin(), latencies.end());
+}
+
+ConnectionId FabricLp::open(Connection connection) {
+  if (connection.flows.empty()) throw std::invalid_argument("FabricLp::open: a connection needs at least one flow");
+  for (const RoutedFlow& flow : connection.flows) {
+    for (LinkId l : flow.route) {
+      if (l >= link_count_) {
+        throw std::invalid_argument("FabricLp::open: link " + std::to_string(l) + " is not one of the fabric's " +
+                                    std::to_string(link_count_));
+      }
+    }
+  }
+  connections_.push_back(std::move(connection));
+  return static_cast<ConnectionId>(connections_.size() - 1);
+}
+
+std::uint32_t FabricLp::add_user(FabricUser& user) {
+  users_.push_back(&user);
+  return static_cast<std::uint32_t>(users_.size() - 1);
+}
+
+sim::SimTime FabricLp::send(sim::Context& ctx, std::uint32_t user, ConnectionId connection, double bytes,
+                            sim::SimTime delay, bool streamed, std::uint64_t tag) {
+  const sim::SimTime wait = delay + (streamed ? sim::SimTime::zero() : connections_.at(connection).latency);
+  launch(ctx, carry({connection, 0, user, 0, tag, bytes}), wait);
+  return ctx.now() + wait;
+}
+
+void FabricLp::post(sim::Context& ctx, sim::LpId fabric, sim::SimTime lookahead, const PostedTransfer& transfer) {
+  ctx.send(fabric, lookahead, kPost, sim::Payload::of(transfer));
+}
+
+void FabricLp::on_start(sim::Context& ctx) {
+  for (FabricUser* user : users_) user->on_start(*this, ctx);
+}
+
+void FabricLp::on_event(const sim::Event& event, sim::Context& ctx) {
+  try {
+    handle(event, ctx);
+  } catch (const BeyondClock& e) {
+    // Name the transfer as its sender knows it.
+    throw BeyondClock(carried_[carrier_[e.flow()]].tag, e.remaining_bytes(), e.bytes_per_s(), ctx.now());
+  }
+}
+
+void FabricLp::handle(const sim::Event& event, sim::Context& ctx) {
+  if (event.kind == kActivate) {
+    activate(static_cast<std::uint32_t>(event.payload.as<std::uint64_t>()), ctx.now());
+    settler_.request(ctx, ctx.now());
+  } else if (event.kind == kPost) {
+    const auto posted = event.payload.as<PostedTransfer>();
+    const Connection& c = connections_.at(posted.connection);
+    // Sent lookahead() ago: what is left of the connection's latency (none below zero, as every
+    // connection's latency is at least the lookahead).
+    const sim::SimTime wait = std::max(sim::SimTime::zero(), c.latency - lookahead_);
+    launch(ctx, carry({posted.connection, 0, kRemote, event.src, posted.tag, posted.bytes}), wait);
+  } else if (settler_.is_due(event)) {
+    settler_.settle(ctx, [&](FlowId done) { delivered(done, ctx); });
+  }
+}
+
+std::uint32_t FabricLp::carry(const Carried& transfer) {
+  if (transfer.user != kRemote && transfer.user >= users_.size()) {
+    throw std::invalid_argument("FabricLp::send: no user " + std::to_string(transfer.user));
+  }
+  if (free_.empty()) {
+    carried_.push_back(transfer);
+    return static_cast<std::uint32_t>(carried_.size() - 1);
+  }
+  const std::uint32_t slot = free_.back();
+  free_.pop_back();
+  carried_[slot] = transfer;
+  return slot;
+}
+
+void FabricLp::launch(sim::Context& ctx, std::uint32_t transfer, sim::SimTime delay) {
+  if (delay == sim::SimTime::zero()) {
+    activate(transfer, ctx.now());
+    settler_.request(ctx, ctx.now());
+  } else {
+    ctx.send(ctx.self(), delay, kActivate, sim::Payload::of(static_cast<std::uint64_t>(transfer)));
+  }
+}
+
+void FabricLp::activate(std::uint32_t transfer, sim::SimTime now) {
+  Carried& t = carried_[transfer];
+  const auto& flows = connections_[t.connection].flows;
+  t.flows_left = static_cast<std::uint32_t>(flows.size());
+  const double bytes = t.bytes / static_cast<double>(flows.size());
+  for (const RoutedFlow& flow : flows) {
+    const FlowId f = settler_.network().add_flow(flow.route, flow.fractions, bytes, now);
+    if (f >= carrier_.size()) carrier_.resize(f + 1);
+    carrier_[f] = transfer;
+  }
+}
+
+void FabricLp::delivered(FlowId flow, sim::Context& ctx) {
+  const std::uint32_t slot = carrier_[flow];
+  if (--carried_[slot].flows_left > 0) return;  // the transfer's other flows are still moving
+  const Carried t = carried_[slot];
+  free_.push_back(slot);
+  if (t.user == kRemote) {
+    // The acknowledgement of the last byte travels back: one connection latency.
+    ctx.send(t.poster, connections_[t.connection].latency, kDelivered,
+             sim::Payload::of(static_cast<std::uint32_t>(t.tag)));
+  } else {
+    users_[t.user]->on_delivered(*this, t.tag, ctx);
+  }
+}
+
+}  // namespace fathom::net
