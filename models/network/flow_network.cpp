@@ -142,17 +142,19 @@ bool FlowNetwork::settle_arrival(FlowId f, sim::SimTime now) {
   // The rate the flow can have without taking anything from anyone: the least spare capacity
   // on its route, per unit of the flow's bytes crossing the link.
   double rate = std::numeric_limits<double>::infinity();
+  spare_per_unit_.clear();  // per hop, kept for the check below (a link's load is a sum over its flows)
   for (LinkId l : flow.route) {
     const double spare = links_[l].capacity - load_of(l);
     if (!(spare > links_[l].capacity * kSaturatedRel)) return false;  // a saturated link: shares move
-    rate = std::min(rate, spare / fraction_on(flow, l));
+    spare_per_unit_.push_back(spare / fraction_on(flow, l));
+    rate = std::min(rate, spare_per_unit_.back());
   }
   // It is the max-min rate only if, on each link it saturates, no flow runs faster: that link is
   // then the flow's bottleneck, and every other flow keeps its own.
   const double ceiling = rate * (1 + kSaturatedRel);
-  for (LinkId l : flow.route) {
-    if ((links_[l].capacity - load_of(l)) / fraction_on(flow, l) > ceiling) continue;
-    for (const auto& [g, hop] : links_[l].flows) {
+  for (std::uint32_t h = 0; h < flow.route.size(); ++h) {
+    if (spare_per_unit_[h] > ceiling) continue;
+    for (const auto& [g, hop] : links_[flow.route[h]].flows) {
       if (flows_[g].rate > ceiling) return false;
     }
   }

@@ -194,6 +194,7 @@ class FlowNetwork {
   std::vector<FlowId> arrivals_;         // added since the last update
   std::vector<LinkId> settled_links_;    // links whose load an arrival or departure changed
   std::vector<Completion> completions_;  // min-heap on (time, flow)
+  std::vector<double> spare_per_unit_;   // settle_arrival: per hop, spare capacity per unit of the flow
   std::size_t active_ = 0;
   std::size_t active_spread_ = 0;  // active flows with fractions: 0 keeps the filling on plain counts
   std::uint32_t epoch_ = 0;
