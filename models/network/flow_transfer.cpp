@@ -121,6 +121,38 @@ struct PartFabric {
   std::vector<LinkLoadSample> loads;
 };
 
+// Builds part `part`'s fabric (its links renumbered, `local` the scratch map from the topology's
+// LinkId) with one connection per member flow, and its user.
+void build_part(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
+                const std::vector<RoutedFlow>& routes, const std::vector<std::uint32_t>& members,
+                bool record_link_loads, std::vector<std::uint32_t>& local, std::vector<FlowOutcome>& outcomes,
+                PartFabric& part) {
+  for (std::uint32_t i : members) part.global.insert(part.global.end(), routes[i].route.begin(), routes[i].route.end());
+  std::sort(part.global.begin(), part.global.end());
+  part.global.erase(std::unique(part.global.begin(), part.global.end()), part.global.end());
+  for (std::uint32_t k = 0; k < part.global.size(); ++k) local[part.global[k]] = k;
+  std::vector<LinkCapacity> capacities;
+  std::vector<sim::SimTime> latencies;
+  for (LinkId l : part.global) {
+    capacities.push_back({topology.link(l).bytes_per_s});
+    latencies.push_back(sim::SimTime::from_ns(topology.link(l).latency_ns));
+  }
+  part.fabric = std::make_unique<FabricLp>(std::move(capacities), latencies);
+  std::vector<ConnectionId> connections;
+  for (std::uint32_t i : members) {
+    Connection c{{routes[i]}, routes[i].latency};
+    for (LinkId& l : c.flows[0].route) l = local[l];
+    connections.push_back(part.fabric->open(std::move(c)));
+  }
+  part.user = std::make_unique<TrafficUser>(flows, members, std::move(connections), outcomes);
+  part.user->user = part.fabric->add_user(*part.user);
+  if (record_link_loads) {
+    part.fabric->network().set_load_observer([&part](LinkId link, sim::SimTime t, double load) {
+      part.loads.push_back({t, part.global[link], load});
+    });
+  }
+}
+
 }  // namespace
 
 TransferResult simulate_transfers(const topo::Topology& topology, const std::vector<FlowRequest>& flows,
@@ -139,33 +171,8 @@ TransferResult simulate_transfers(const topo::Topology& topology, const std::vec
   sim::Simulation simulation(seed);
   sim::SimTime lookahead = sim::SimTime::max();
   for (std::uint32_t p = 0; p < parts.parts; ++p) {
-    PartFabric& part = fabrics[p];
-    for (std::uint32_t i : members[p])
-      part.global.insert(part.global.end(), routes[i].route.begin(), routes[i].route.end());
-    std::sort(part.global.begin(), part.global.end());
-    part.global.erase(std::unique(part.global.begin(), part.global.end()), part.global.end());
-    for (std::uint32_t k = 0; k < part.global.size(); ++k) local[part.global[k]] = k;
-    std::vector<LinkCapacity> capacities;
-    std::vector<sim::SimTime> latencies;
-    for (LinkId l : part.global) {
-      capacities.push_back({topology.link(l).bytes_per_s});
-      latencies.push_back(sim::SimTime::from_ns(topology.link(l).latency_ns));
-    }
-    part.fabric = std::make_unique<FabricLp>(std::move(capacities), latencies);
-    std::vector<ConnectionId> connections;
-    for (std::uint32_t i : members[p]) {
-      Connection c{{routes[i]}, routes[i].latency};
-      for (LinkId& l : c.flows[0].route) l = local[l];
-      connections.push_back(part.fabric->open(std::move(c)));
-    }
-    part.user = std::make_unique<TrafficUser>(flows, members[p], std::move(connections), result.flows);
-    part.user->user = part.fabric->add_user(*part.user);
-    if (record_link_loads) {
-      part.fabric->network().set_load_observer([&part](LinkId link, sim::SimTime t, double load) {
-        part.loads.push_back({t, part.global[link], load});
-      });
-    }
-    if (!part.global.empty()) lookahead = std::min(lookahead, part.fabric->lookahead());
+    build_part(topology, flows, routes, members[p], record_link_loads, local, result.flows, fabrics[p]);
+    if (!fabrics[p].global.empty()) lookahead = std::min(lookahead, fabrics[p].fabric->lookahead());
   }
   std::vector<FabricLp*> lps;
   for (PartFabric& part : fabrics) {
