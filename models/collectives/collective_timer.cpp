@@ -153,7 +153,7 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
                    .makespan;
   } else {
     const TransferDag dag = build(op, t, s.topology, ranks, bytes);
-    makespan = run_dag(s.topology, *router_, dag, seed_, params_.flows_per_connection).makespan;
+    makespan = run_dag(s.topology, *router_, dag, seed_, params_.flows_per_connection, DagRecord::kMakespan).makespan;
   }
   t.seconds = makespan.to_seconds() + static_cast<double>(params_.launch_ns) * 1e-9;
   memo_.emplace(std::move(key), t);

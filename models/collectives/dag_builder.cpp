@@ -181,15 +181,20 @@ TransferIndex Builder::add(VertexId src, VertexId dst, double bytes, std::vector
 TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after,
                                   Delay role, const std::vector<topo::LinkId>& links, std::uint32_t connection) {
   const bool pipelined = role != kAlpha;
-  auto& on_pair = last_on_connection_[(static_cast<std::uint64_t>(src) << 32) | dst];
-  auto [previous, fresh] = on_pair.try_emplace(connection, 0);
+  auto [previous, fresh] =
+      last_on_connection_.try_emplace({(static_cast<std::uint64_t>(src) << 32) | dst, connection}, 0);
   if (!fresh) after.push_back(previous->second);
   std::sort(after.begin(), after.end());
   after.erase(std::unique(after.begin(), after.end()), after.end());
   roles_.resize(dag_.size(), kNone);
-  std::vector<TransferIndex> deps{dag_.add({src, dst, 0, delays_.ns[role], std::move(after), pipelined, connection})};
-  roles_.push_back(role);
-  steps_.push_back(step_);
+  std::vector<TransferIndex> deps;
+  if (free_starts_ == FreeStarts::kDrop && pipelined && delays_.ns[role] == 0) {
+    deps = std::move(after);
+  } else {
+    deps.push_back(dag_.add({src, dst, 0, delays_.ns[role], std::move(after), pipelined, connection}));
+    roles_.push_back(role);
+    steps_.push_back(step_);
+  }
   for (topo::LinkId l : links) {
     if (auto it = last_on_link_.find(l); it != last_on_link_.end()) deps.push_back(it->second);
   }

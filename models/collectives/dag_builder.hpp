@@ -56,6 +56,12 @@ struct Delays {
       : ns{0, alpha_ns, a.middle_ns, a.last_ns, b.middle_ns, b.last_ns} {}
 };
 
+// Whether add_queued() keeps a later slice's zero-byte start when its delay is zero. The closed
+// forms keep it: they time one DAG shape with many costs (alpha_beta.cpp), so the shape must not
+// depend on them. A DAG built to run once on the flow network drops it: the bytes then wait on
+// the same transfers at the same instant, and a pipelined collective has half the transfers.
+enum class FreeStarts : std::uint8_t { kKeep, kDrop };
+
 // A DAG with every transfer's delay role (add_queued's; kNone for the others).
 struct PipelineDag {
   TransferDag dag;
@@ -140,9 +146,12 @@ class Builder {
   // step after each slice, as a ring channel does, while other connections use the link.
   // `delays` gives each role's delay (set_delays()); a later slice's zero-byte start exists even
   // with no delay, so that the DAG's shape does not depend on the costs.
+  // With FreeStarts::kDrop a later slice whose delay is zero gets no zero-byte start: its bytes
+  // wait on `after` and the links directly, which is the same instant.
   TransferIndex add_queued(topo::VertexId src, topo::VertexId dst, double bytes, std::vector<TransferIndex> after,
                            Delay role, const std::vector<topo::LinkId>& links, std::uint32_t connection);
   void set_delays(const Delays& delays) { delays_ = delays; }
+  void set_free_starts(FreeStarts starts) { free_starts_ = starts; }
 
   std::optional<TransferIndex> last_recv(topo::VertexId v) const;
   std::size_t size() const { return dag_.size(); }  // transfers emitted so far
@@ -168,10 +177,21 @@ class Builder {
   std::unordered_map<std::uint64_t, TransferIndex> last_send_;
   std::unordered_map<std::uint64_t, TransferIndex> last_recv_;
   Delays delays_{0, Pieces{}, Pieces{}};
+  FreeStarts free_starts_ = FreeStarts::kKeep;
   std::vector<std::uint8_t> roles_;  // by transfer, for those add_queued() added (kNone for the rest)
   std::unordered_map<topo::LinkId, TransferIndex> last_on_link_;
-  // The last slice of each connection: by (src, dst), then connection.
-  std::unordered_map<std::uint64_t, std::unordered_map<std::uint32_t, TransferIndex>> last_on_connection_;
+  // The last slice of each connection (src, dst, connection).
+  struct ConnectionKey {
+    std::uint64_t pair;
+    std::uint32_t connection;
+    bool operator==(const ConnectionKey&) const = default;
+  };
+  struct ConnectionKeyHash {
+    std::size_t operator()(const ConnectionKey& k) const {
+      return std::hash<std::uint64_t>()(k.pair * 0x9e3779b97f4a7c15ULL + k.connection);
+    }
+  };
+  std::unordered_map<ConnectionKey, TransferIndex, ConnectionKeyHash> last_on_connection_;
 };
 
 // Phases several builders share (phases.cpp). `steps` ring steps over `order` (rank i sends to
@@ -208,13 +228,14 @@ TreePair tree_pair(int n);
 // slices, and its DAG with the given slices (a closed form builds it with fewer, alpha_beta.cpp).
 int node_tree_steps(const topo::Topology& topology, const std::vector<topo::VertexId>& ranks);
 Pieces node_tree_pieces(const topo::Topology& topology, const CollectiveSpec& spec);
-PipelineDag node_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& cut);
+PipelineDag node_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& cut,
+                                 FreeStarts starts = FreeStarts::kKeep);
 
 // The same for NVLS-tree (nvls_tree.cpp): the NVLS phases' slices and the trees' (the same sizes;
 // the delays of nvls_step and of step).
 int nvls_tree_steps(int nodes);
 std::pair<Pieces, Pieces> nvls_tree_pieces(const topo::Topology& topology, const CollectiveSpec& spec);
 PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& nvls,
-                                 const Pieces& tree);
+                                 const Pieces& tree, FreeStarts starts = FreeStarts::kKeep);
 
 }  // namespace fathom::coll::detail

@@ -62,7 +62,7 @@ std::pair<Pieces, Pieces> nvls_tree_pieces(const topo::Topology& topology, const
 }
 
 PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& nvls,
-                                 const Pieces& tree) {
+                                 const Pieces& tree, FreeStarts starts) {
   const auto nodes = by_node(topology, spec.ranks, "NVLS-tree all-reduce");
   const std::size_t g = nodes[0].size();
   const int n = static_cast<int>(nodes.size());
@@ -119,6 +119,7 @@ PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
   std::vector<std::vector<TransferIndex>> scatter_in(static_cast<std::size_t>(slices) * un);
   Builder b(spec.alpha_ns);
   b.set_delays(Delays(spec.alpha_ns, nvls, tree));
+  b.set_free_starts(starts);
   for (const Item& it : items) {
     const auto uv = static_cast<std::size_t>(it.node);
     const auto tt = static_cast<std::size_t>(it.tree);
@@ -182,7 +183,7 @@ PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
 TransferDag nvls_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
   detail::validate(spec, "NVLS-tree all-reduce");
   const auto pieces = detail::nvls_tree_pieces(topology, spec);
-  return detail::nvls_tree_all_reduce(topology, spec, pieces.first, pieces.second).dag;
+  return detail::nvls_tree_all_reduce(topology, spec, pieces.first, pieces.second, detail::FreeStarts::kDrop).dag;
 }
 
 }  // namespace fathom::coll

@@ -135,8 +135,11 @@ DagFlows route_dag_flows(const topo::Topology& topology, topo::Router& router, c
 }
 
 DagRunner::DagRunner(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
-                     int flows_per_connection, net::FabricLp& fabric)
-    : dag_(dag), timings_(dag.size()), unfinished_(dag.size()) {
+                     int flows_per_connection, net::FabricLp& fabric, DagRecord record)
+    : dag_(dag),
+      timings_(record == DagRecord::kEveryTransfer ? dag.size() : 0),
+      record_each_(record == DagRecord::kEveryTransfer),
+      unfinished_(dag.size()) {
   check_flows_per_connection(flows_per_connection);
   const std::size_t n = dag.size();
   open_connections(topology, router, seed, flows_per_connection, fabric);
@@ -204,15 +207,16 @@ void DagRunner::open_connections(const topo::Topology& topology, topo::Router& r
 }
 
 void DagRunner::release(net::FabricLp& fabric, TransferIndex i, sim::Context& ctx) {
-  const Transfer& t = dag_[i];
-  timings_[i].released = ctx.now();
-  timings_[i].activated =
+  const Transfer& t = dag_.transfers()[i];
+  const sim::SimTime activated =
       fabric.send(ctx, user_, connection_of_[i], t.bytes, sim::SimTime::from_ns(t.alpha_ns), t.pipelined, i);
+  if (record_each_) timings_[i] = {ctx.now(), activated, sim::SimTime::zero()};
 }
 
 void DagRunner::on_delivered(net::FabricLp& fabric, std::uint64_t tag, sim::Context& ctx) {
   const auto i = static_cast<TransferIndex>(tag);
-  timings_[i].finish = ctx.now();
+  if (record_each_) timings_[i].finish = ctx.now();
+  makespan_ = std::max(makespan_, ctx.now());
   --unfinished_;
   for (std::uint32_t k = succ_begin_[i]; k < succ_begin_[i + 1]; ++k) {
     if (--waiting_on_[succ_[k]] == 0) release(fabric, succ_[k], ctx);
@@ -220,10 +224,10 @@ void DagRunner::on_delivered(net::FabricLp& fabric, std::uint64_t tag, sim::Cont
 }
 
 DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
-                  int flows_per_connection) {
+                  int flows_per_connection, DagRecord record) {
   sim::Simulation simulation(seed);
   auto fabric = std::make_unique<net::FabricLp>(topology);
-  DagRunner runner(topology, router, dag, seed, flows_per_connection, *fabric);
+  DagRunner runner(topology, router, dag, seed, flows_per_connection, *fabric, record);
   simulation.add(std::move(fabric));
   const sim::RunResult run = simulation.run({});
   if (runner.unfinished() != 0) {
@@ -231,7 +235,7 @@ DagResult run_dag(const topo::Topology& topology, topo::Router& router, const Tr
   }
   DagResult result;
   result.transfers = runner.timings();
-  for (const auto& t : result.transfers) result.makespan = std::max(result.makespan, t.finish);
+  result.makespan = runner.makespan();
   result.fingerprint = run.fingerprint;
   result.events = run.committed;
   return result;

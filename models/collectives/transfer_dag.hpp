@@ -102,8 +102,12 @@ struct TransferTiming {
   sim::SimTime finish;     // last byte delivered
 };
 
+// What a run keeps: every transfer's times, or only the makespan (a collective timed at scale
+// needs no more, and millions of transfers' times are memory it would touch for nothing).
+enum class DagRecord : std::uint8_t { kEveryTransfer, kMakespan };
+
 struct DagResult {
-  std::vector<TransferTiming> transfers;  // in DAG order
+  std::vector<TransferTiming> transfers;  // in DAG order (empty with DagRecord::kMakespan)
   sim::SimTime makespan;                  // last finish (0 for an empty DAG)
   std::uint64_t fingerprint = 0;
   std::uint64_t events = 0;
@@ -122,12 +126,15 @@ class DagRunner final : public net::FabricUser {
   // next size of an nccl-tests sweep, a longer prefix of a ring) routes nothing again. The DAG
   // must outlive the runner; the runner must outlive the fabric's run.
   DagRunner(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
-            int flows_per_connection, net::FabricLp& fabric);
+            int flows_per_connection, net::FabricLp& fabric, DagRecord record = DagRecord::kEveryTransfer);
 
   void on_start(net::FabricLp& fabric, sim::Context& ctx) override;
   void on_delivered(net::FabricLp& fabric, std::uint64_t tag, sim::Context& ctx) override;
 
+  // Every transfer's times (empty with DagRecord::kMakespan).
   const std::vector<TransferTiming>& timings() const { return timings_; }
+  // The last finish so far.
+  sim::SimTime makespan() const { return makespan_; }
   // Transfers not finished (non-zero after a run means the run was cut short).
   std::size_t unfinished() const { return unfinished_; }
 
@@ -144,12 +151,14 @@ class DagRunner final : public net::FabricUser {
   std::vector<std::uint32_t> waiting_on_;         // predecessors not yet finished
   std::vector<net::ConnectionId> connection_of_;  // per transfer: the fabric connection carrying it
   std::vector<TransferTiming> timings_;
+  bool record_each_ = true;
+  sim::SimTime makespan_;
   std::size_t unfinished_ = 0;
 };
 
 // Runs `dag` over `topology` (its flows routed as route_dag_flows routes them) and returns every
 // transfer's times and the makespan.
 DagResult run_dag(const topo::Topology& topology, topo::Router& router, const TransferDag& dag, std::uint64_t seed,
-                  int flows_per_connection = 1);
+                  int flows_per_connection = 1, DagRecord record = DagRecord::kEveryTransfer);
 
 }  // namespace fathom::coll

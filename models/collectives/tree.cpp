@@ -204,7 +204,8 @@ Pieces node_tree_pieces(const topo::Topology& topology, const CollectiveSpec& sp
   return Pieces::of(slicing(message, spec.slice_bytes, cap, spec.step_ns), message);
 }
 
-PipelineDag node_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& cut) {
+PipelineDag node_tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec, const Pieces& cut,
+                                 FreeStarts starts) {
   const auto rails = tree_rails(topology, spec.ranks);
   const int n = static_cast<int>(rails[0].size());
   const auto un = static_cast<std::size_t>(n);
@@ -272,6 +273,7 @@ PipelineDag node_tree_all_reduce(const topo::Topology& topology, const Collectiv
   std::vector<TransferIndex> up_in(total, kNone), down_in(total, kNone), head_up(total, kNone);
   Builder b(spec.alpha_ns);
   b.set_delays(Delays(spec.alpha_ns, cut, cut));
+  b.set_free_starts(starts);
   const int rails_count = static_cast<int>(rails.size());
   for (const Item& it : items) {
     const auto tt = static_cast<std::size_t>(it.tree);
@@ -327,7 +329,9 @@ PipelineDag node_tree_all_reduce(const topo::Topology& topology, const Collectiv
 TransferDag tree_all_reduce(const topo::Topology& topology, const CollectiveSpec& spec) {
   validate(spec, "double binary tree all-reduce");
   if (ranks_by_node(topology, spec.ranks).size() < 2) return double_binary_tree_all_reduce(spec);
-  return detail::node_tree_all_reduce(topology, spec, detail::node_tree_pieces(topology, spec)).dag;
+  return detail::node_tree_all_reduce(topology, spec, detail::node_tree_pieces(topology, spec),
+                                      detail::FreeStarts::kDrop)
+      .dag;
 }
 
 }  // namespace fathom::coll

@@ -84,8 +84,7 @@ void FabricLp::on_event(const sim::Event& event, sim::Context& ctx) {
 
 void FabricLp::handle(const sim::Event& event, sim::Context& ctx) {
   if (event.kind == kActivate) {
-    activate(static_cast<std::uint32_t>(event.payload.as<std::uint64_t>()), ctx.now());
-    settler_.request(ctx, ctx.now());
+    if (activate(static_cast<std::uint32_t>(event.payload.as<std::uint64_t>()), ctx)) settler_.request(ctx, ctx.now());
   } else if (event.kind == kPost) {
     const auto posted = event.payload.as<PostedTransfer>();
     const Connection& c = connections_.at(posted.connection);
@@ -114,28 +113,46 @@ std::uint32_t FabricLp::carry(const Carried& transfer) {
 
 void FabricLp::launch(sim::Context& ctx, std::uint32_t transfer, sim::SimTime delay) {
   if (delay == sim::SimTime::zero()) {
-    activate(transfer, ctx.now());
-    settler_.request(ctx, ctx.now());
+    if (activate(transfer, ctx)) settler_.request(ctx, ctx.now());
   } else {
     ctx.send(ctx.self(), delay, kActivate, sim::Payload::of(static_cast<std::uint64_t>(transfer)));
   }
 }
 
-void FabricLp::activate(std::uint32_t transfer, sim::SimTime now) {
+bool FabricLp::activate(std::uint32_t transfer, sim::Context& ctx) {
   Carried& t = carried_[transfer];
+  if (t.bytes == 0) {
+    // Nothing to move: its last byte has arrived as its first would leave. Delivered now, without
+    // a flow, so it costs no re-rating (half the transfers of a pipelined collective's DAG are
+    // such zero-byte steps). The deliveries it sets off at this instant are queued, not nested,
+    // so a chain of them is handled in order at any length.
+    arrived_now_.push_back(transfer);
+    if (!delivering_) {
+      delivering_ = true;
+      for (std::size_t k = 0; k < arrived_now_.size(); ++k) finish(arrived_now_[k], ctx);
+      arrived_now_.clear();
+      delivering_ = false;
+    }
+    return false;
+  }
   const auto& flows = connections_[t.connection].flows;
   t.flows_left = static_cast<std::uint32_t>(flows.size());
   const double bytes = t.bytes / static_cast<double>(flows.size());
   for (const RoutedFlow& flow : flows) {
-    const FlowId f = settler_.network().add_flow(flow.route, flow.fractions, bytes, now);
+    const FlowId f = settler_.network().add_flow(flow.route, flow.fractions, bytes, ctx.now());
     if (f >= carrier_.size()) carrier_.resize(f + 1);
     carrier_[f] = transfer;
   }
+  return true;
 }
 
 void FabricLp::delivered(FlowId flow, sim::Context& ctx) {
   const std::uint32_t slot = carrier_[flow];
   if (--carried_[slot].flows_left > 0) return;  // the transfer's other flows are still moving
+  finish(slot, ctx);
+}
+
+void FabricLp::finish(std::uint32_t slot, sim::Context& ctx) {
   const Carried t = carried_[slot];
   free_.push_back(slot);
   if (t.user == kRemote) {

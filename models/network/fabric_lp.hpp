@@ -6,7 +6,9 @@
 // queue pairs at communicator set-up. The transfer's first byte waits the connection's latency
 // (the longest of its flows' route latencies); its flows then share bandwidth max-min fairly
 // with every other active flow until their last byte arrives. Every change of an instant is
-// applied first, then one settle re-rates the network (net::FlowSettler).
+// applied first, then one settle re-rates the network (net::FlowSettler). A transfer of zero
+// bytes (a synchronisation edge of a DAG) is delivered the instant its first byte would leave,
+// without a flow, so it costs no re-rating.
 //
 // Who asks, and how it learns that its bytes arrived:
 //  - A FabricUser lives inside the fabric's own LP (add_user()) and calls send() directly. It
@@ -125,17 +127,24 @@ class FabricLp final : public sim::LogicalProcess {
   std::uint32_t carry(const Carried& transfer);
   // The transfer's first byte leaves `delay` from now (at once when zero).
   void launch(sim::Context& ctx, std::uint32_t transfer, sim::SimTime delay);
-  void activate(std::uint32_t transfer, sim::SimTime now);
+  // Its flows join the network now; returns false when it has none to add (zero bytes: it is
+  // delivered at once).
+  bool activate(std::uint32_t transfer, sim::Context& ctx);
+  // One of its flows has arrived; the transfer is delivered with its last.
   void delivered(FlowId flow, sim::Context& ctx);
+  // The transfer's last byte has arrived: its slot is freed and its sender told.
+  void finish(std::uint32_t slot, sim::Context& ctx);
 
   FlowSettler settler_;
   std::size_t link_count_ = 0;
   sim::SimTime lookahead_;
   std::vector<Connection> connections_;
   std::vector<FabricUser*> users_;
-  std::vector<Carried> carried_;        // by transfer slot, reused once delivered
-  std::vector<std::uint32_t> free_;     // slots free for reuse
-  std::vector<std::uint32_t> carrier_;  // FlowNetwork slot -> transfer slot
+  std::vector<Carried> carried_;            // by transfer slot, reused once delivered
+  std::vector<std::uint32_t> free_;         // slots free for reuse
+  std::vector<std::uint32_t> carrier_;      // FlowNetwork slot -> transfer slot
+  std::vector<std::uint32_t> arrived_now_;  // zero-byte transfers delivered at this instant, in order
+  bool delivering_ = false;                 // arrived_now_ is being worked through
 };
 
 }  // namespace fathom::net

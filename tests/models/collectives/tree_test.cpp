@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "models/collectives/algorithms.hpp"
 #include "models/collectives/alpha_beta.hpp"
+#include "models/collectives/dag_builder.hpp"
 #include "models/collectives/transfer_dag.hpp"
 #include "tests/models/collectives/dgx_cluster.hpp"
 #include "topologies/routing.hpp"
@@ -130,6 +132,41 @@ TEST_CASE("trees across 2, 3, 4, 8 and 16 nodes: simulation equals the closed fo
         }
       }
       MESSAGE(nodes << " nodes, " << to_string(a) << ": worst relative difference " << worst);
+    }
+  }
+}
+
+TEST_CASE("a tree DAG built to run drops the zero-byte starts of slices that cost nothing, and finishes alike") {
+  // The closed forms keep a start per slice (they re-time one shape with other costs); the DAG a
+  // collective runs drops those whose delay is zero. On 4 nodes, with and without a per-slice
+  // step cost: the same makespan to the ns (also when only the makespan is kept), and fewer
+  // transfers exactly when the later slices' steps are free.
+  const Topology t = dgx_cluster(4, /*nvls=*/true);
+  Router router(t);
+  for (std::int64_t step_ns : {0, 700}) {
+    CAPTURE(step_ns);
+    CollectiveSpec spec = spec_for(t, 32, 16.0 * (1 << 20), 1 << 16, 1 << 18, 2000);
+    spec.step_ns = step_ns;
+    spec.nvls_step_ns = step_ns;
+    const auto pieces = detail::nvls_tree_pieces(t, spec);
+    const auto cut = detail::node_tree_pieces(t, spec);
+    REQUIRE(pieces.first.count >= 8);
+    REQUIRE(cut.count >= 8);
+    const std::pair<TransferDag, TransferDag> both[] = {
+        {detail::nvls_tree_all_reduce(t, spec, pieces.first, pieces.second, detail::FreeStarts::kKeep).dag,
+         nvls_tree_all_reduce(t, spec)},
+        {detail::node_tree_all_reduce(t, spec, cut, detail::FreeStarts::kKeep).dag, tree_all_reduce(t, spec)}};
+    for (const auto& [kept, dropped] : both) {
+      if (step_ns == 0) {
+        CHECK(dropped.size() < kept.size());
+      } else {
+        CHECK(dropped.size() == kept.size());
+      }
+      const auto full = run_dag(t, router, kept, kSeed);
+      CHECK(run_dag(t, router, dropped, kSeed).makespan == full.makespan);
+      const auto lean = run_dag(t, router, dropped, kSeed, 1, DagRecord::kMakespan);
+      CHECK(lean.makespan == full.makespan);
+      CHECK(lean.transfers.empty());
     }
   }
 }

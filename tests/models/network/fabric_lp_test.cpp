@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -80,6 +81,27 @@ class Sender final : public fathom::net::FabricUser {
 
  private:
   std::vector<Send> sends_;
+
+ public:
+  std::vector<SimTime> delivered;
+};
+
+// A user that sends one zero-byte transfer after a delay and, on each delivery, the next of a
+// chain of `length` zero-byte transfers that stream with no delay (a DAG's synchronisation edges).
+class ZeroChain final : public fathom::net::FabricUser {
+ public:
+  ZeroChain(fathom::net::ConnectionId connection, std::size_t length) : connection_(connection), delivered(length) {}
+  void on_start(FabricLp& fabric, fathom::sim::Context& ctx) override {
+    fabric.send(ctx, user, connection_, 0, SimTime::from_ns(5000), false, 0);
+  }
+  void on_delivered(FabricLp& fabric, std::uint64_t tag, fathom::sim::Context& ctx) override {
+    delivered[tag] = ctx.now();
+    if (tag + 1 < delivered.size()) fabric.send(ctx, user, connection_, 0, SimTime::zero(), true, tag + 1);
+  }
+  std::uint32_t user = 0;
+
+ private:
+  fathom::net::ConnectionId connection_;
 
  public:
   std::vector<SimTime> delivered;
@@ -165,6 +187,26 @@ TEST_CASE("posted transfers and a user's sends share the links max-min, as one s
   // Closed form for the posted 2e6 bytes: 5 GB/s from 1 us to 102 us (505,000 bytes), then a
   // third of link 0 (10/3 GB/s) for the other 1,495,000: 448.5 us more.
   CHECK(together.flows[1].finish.ns() == 102'000 + 448'500);
+}
+
+TEST_CASE("a zero-byte transfer is delivered as its first byte would leave, without a flow or a re-rating") {
+  // The first waits 5 us and the connection's 3 us; the 200,000 after it stream with no delay,
+  // each sent from its predecessor's delivery: all arrive at 8 us, in order, handled one after
+  // another rather than nested. The only event of the run is the first one's activation: no
+  // flow was added, so no settle was asked for.
+  fathom::sim::Simulation simulation(7);
+  auto fabric = three_links();
+  const auto both = fabric->open(on_links({0, 1}, 3000));
+  ZeroChain chain(both, 200'000);
+  chain.user = fabric->add_user(chain);
+  FabricLp* lp = fabric.get();
+  simulation.add(std::move(fabric));
+  const auto run = simulation.run({});
+  CHECK(run.committed == 1);
+  CHECK(lp->in_flight() == 0);
+  CHECK(lp->network().active_flows() == 0);
+  CHECK(std::all_of(chain.delivered.begin(), chain.delivered.end(),
+                    [](SimTime t) { return t == SimTime::from_ns(8000); }));
 }
 
 TEST_CASE("independent parts: flows joined by a chain of shared links are one part") {
