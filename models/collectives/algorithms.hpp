@@ -68,6 +68,10 @@ struct CollectiveSpec {
   // differently: a multimem reduction or multicast round trip through the NVSwitch, with a
   // barrier of the plane's GPUs, instead of a point-to-point handshake.
   std::int64_t nvls_step_ns = 0;
+  // A router of the topology the DAG is built on, whose routes and distance tables the builders
+  // may reuse (a CollectiveTimer's, shared by every size it times); null: a build routes with a
+  // router of its own. Routes are the same either way: it only saves searching them again.
+  topo::Router* router = nullptr;
 };
 
 // How a message is cut: into `real` slices of the protocol (ceil(message / slice)), of which the

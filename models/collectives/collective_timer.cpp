@@ -112,6 +112,7 @@ CollectiveSpec CollectiveTimer::spec(const std::vector<topo::VertexId>& ranks, d
   spec.max_slices = params_.max_slices;
   spec.step_ns = params_.step_ns;
   spec.nvls_step_ns = params_.nvls_step_ns;
+  spec.router = router_.get();
   spec.root = 0;
   return spec;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -79,13 +80,18 @@ class Ports {
     std::int64_t out = -1;            // the sending end's outermost link (NIC -> leaf, GPU -> NVSwitch), -1: none
     std::int64_t in = -1;             // the receiving end's outermost link (leaf -> NIC, NVSwitch -> GPU), -1: none
   };
-  explicit Ports(const topo::Topology& topology) : topology_(topology), router_(topology) {}
+  // `shared`: a router of `topology` to route with (CollectiveSpec::router); null: one of its own.
+  Ports(const topo::Topology& topology, topo::Router* shared)
+      : topology_(topology),
+        own_(shared ? nullptr : std::make_unique<topo::Router>(topology)),
+        router_(shared ? *shared : *own_) {}
   const Ends& ends(topo::VertexId src, topo::VertexId dst);
   const std::vector<topo::LinkId>& of(topo::VertexId src, topo::VertexId dst) { return ends(src, dst).links; }
 
  private:
   const topo::Topology& topology_;
-  topo::Router router_;
+  std::unique_ptr<topo::Router> own_;
+  topo::Router& router_;
   std::unordered_map<std::uint64_t, Ends> cache_;
 };
 

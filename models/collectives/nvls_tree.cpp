@@ -101,7 +101,7 @@ PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
       }
     }
   }
-  Ports ports(topology);
+  Ports ports(topology, spec.router);
   assign_step_slots(items, ports);
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     return std::tie(a.step, a.slot, a.kind, a.tree, a.slice, a.node, a.gpu, a.child) <

@@ -249,7 +249,7 @@ PipelineDag node_tree_all_reduce(const topo::Topology& topology, const Collectiv
       }
     }
   }
-  Ports ports(topology);
+  Ports ports(topology, spec.router);
   assign_step_slots(items, ports);
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
     return std::tie(a.step, a.slot, a.tree, a.rail, a.slice, a.kind, a.node, a.pos, a.child) <
