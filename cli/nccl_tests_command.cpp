@@ -33,6 +33,7 @@ struct NcclTestsOptions {
   int gpus_per_node = 0;  // 0: every GPU of a node
   std::string algo = "auto";
   bool closed_form = false;  // time each size by its closed form instead of running its DAG
+  unsigned threads = 1;      // --threads: sizes side by side
 };
 
 // nccl-tests' sizes: a whole number with an optional K, M, G or T suffix (powers of 1024).
@@ -85,6 +86,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   q.gpus_per_node = o.gpus_per_node;
   q.algo = o.algo;
   q.closed_form = o.closed_form;
+  q.threads = o.threads;
   Outputs outputs{{"-o", o.output}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
@@ -95,7 +97,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   scenario::require_within_memory(
       s,
       scenario::estimate_nccl_tests(s, std::int64_t{nodes} * gpus, q.max_bytes.value_or(s.nccl_tests.max_bytes),
-                                    q.closed_form),
+                                    q.closed_form, o.threads),
       memory_limit(o.scenario));
   const report::NcclTestsSweep sweep = report::run_nccl_tests_sweep(s, q);
   outputs.report(o.output, false, [&](std::FILE* out) { report::write_nccl_tests_table(out, sweep); });
@@ -123,6 +125,10 @@ void add_nccl_tests_command(CLI::App& app) {
   cmd->add_flag("--closed-form", options->closed_form,
                 "time each size by its algorithm's closed form (docs/collectives.md), equal to the simulation on an "
                 "idle cluster and fast on large ones, instead of running its transfer DAG");
+  cmd->add_option("--threads", options->threads,
+                  "time the sizes side by side on this many threads, each with its own copy of the cluster; the "
+                  "table is the same for any number (default 1)")
+      ->check(CLI::Range(1u, 1024u));
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());
     run_nccl_tests(*options);

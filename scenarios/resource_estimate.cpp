@@ -137,9 +137,12 @@ ResourceEstimate estimate_resources(const Scenario& s) {
   return e;
 }
 
-ResourceEstimate estimate_nccl_tests(const Scenario& s, std::int64_t ranks, std::int64_t max_bytes, bool closed_form) {
+ResourceEstimate estimate_nccl_tests(const Scenario& s, std::int64_t ranks, std::int64_t max_bytes, bool closed_form,
+                                     unsigned threads) {
   ResourceEstimate e = estimate_cluster(s.cluster);
   if (!closed_form) e.uses.push_back(nccl_tests_dag(ranks, static_cast<double>(max_bytes), s.collectives));
+  // Each thread holds a cluster and a DAG of its own: counted as that many of the largest.
+  for (ResourceUse& use : e.uses) use.count *= std::max(1U, threads);
   return e;
 }
 

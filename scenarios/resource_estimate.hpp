@@ -48,9 +48,9 @@ ResourceUse nccl_tests_dag(std::int64_t ranks, double max_bytes, const coll::Col
 ResourceEstimate estimate_resources(const Scenario& scenario);
 
 // A simulated nccl-tests sweep up to `max_bytes` over `ranks` GPUs: the topology, plus the
-// largest size's transfer DAG (none with closed forms).
+// largest size's transfer DAG (none with closed forms); both once per thread timing sizes.
 ResourceEstimate estimate_nccl_tests(const Scenario& scenario, std::int64_t ranks, std::int64_t max_bytes,
-                                     bool closed_form);
+                                     bool closed_form, unsigned threads = 1);
 
 // Throws ScenarioError at the largest use's key when the estimate passes `limit_bytes`: what it
 // counted, how much that is, and what to shrink (or --max-memory to raise the limit).

@@ -1,6 +1,15 @@
 #include "report/collectives/nccl_tests_sweep.hpp"
 
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <exception>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
 
@@ -95,11 +104,17 @@ NcclTestsSweep sweep(const scenario::Scenario& s, const NcclTestsRequest& q) {
       throw algo_error(e);
     }
   }
+  std::vector<std::int64_t> sizes;
   for (std::int64_t size = w.min_bytes; size <= w.max_bytes;) {
+    sizes.push_back(size);
+    if (w.step_factor <= 1 || size > w.max_bytes / w.step_factor) break;
+    size *= w.step_factor;
+  }
+  const auto time_size = [&](coll::CollectiveTimer& on, std::int64_t size) {
     NcclTestsRow row;
     try {
-      row.size = w.closed_form ? coll::closed_form_nccl_size(timer, w.op, ranks, size, algo)
-                               : coll::simulate_nccl_size(timer, w.op, ranks, size, algo);
+      row.size = w.closed_form ? coll::closed_form_nccl_size(on, w.op, ranks, size, algo)
+                               : coll::simulate_nccl_size(on, w.op, ranks, size, algo);
     } catch (const std::invalid_argument& e) {
       throw algo_error(e);
     }
@@ -108,9 +123,40 @@ NcclTestsSweep sweep(const scenario::Scenario& s, const NcclTestsRequest& q) {
       throw sim::TimeOutOfRange(row.size.timing.seconds);
     }
     row.reason = algo ? std::string("set by --algo") : std::string(row.size.timing.reason);
-    w.rows.push_back(std::move(row));
-    if (w.step_factor <= 1 || size > w.max_bytes / w.step_factor) break;
-    size *= w.step_factor;
+    return row;
+  };
+  w.rows.resize(sizes.size());
+  const std::size_t workers = std::min<std::size_t>(std::max(1U, q.threads), sizes.size());
+  if (workers <= 1) {
+    for (std::size_t k = 0; k < sizes.size(); ++k) w.rows[k] = time_size(timer, sizes[k]);
+    return w;
+  }
+  // Sizes side by side, each thread with a timer of its own (a timer is not thread-safe). A size's
+  // row is a pure function of the timer's arguments and the size (CollectiveTimer), so the table
+  // is the same on any thread count. Largest sizes first, so that the longest runs start first;
+  // the first size that fails, in size order, is the one reported, as on one thread.
+  tbb::enumerable_thread_specific<std::unique_ptr<coll::CollectiveTimer>> timers;
+  std::vector<std::exception_ptr> failed(sizes.size());
+  tbb::task_arena arena(static_cast<int>(workers));
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(0, sizes.size(), 1),
+        [&](const tbb::blocked_range<std::size_t>& range) {
+          for (std::size_t r = range.begin(); r != range.end(); ++r) {
+            const std::size_t k = sizes.size() - 1 - r;
+            auto& own = timers.local();
+            try {
+              if (!own) own = std::make_unique<coll::CollectiveTimer>(cluster, w.params, s.seed);
+              w.rows[k] = time_size(*own, sizes[k]);
+            } catch (...) {
+              failed[k] = std::current_exception();
+            }
+          }
+        },
+        tbb::simple_partitioner());
+  });
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
   }
   return w;
 }

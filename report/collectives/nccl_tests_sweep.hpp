@@ -25,6 +25,7 @@ struct NcclTestsRequest {
   int gpus_per_node = 0;
   std::string algo = "auto";
   bool closed_form = false;  // each size by its closed form instead of its transfer DAG
+  unsigned threads = 1;      // sizes timed side by side on this many threads (the same table on any count)
 };
 
 struct NcclTestsRow {

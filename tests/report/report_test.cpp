@@ -157,6 +157,29 @@ TEST_CASE("an nccl-tests sweep doubles the size and reports nccl-tests' bus band
   CHECK_THROWS_WITH_AS(run_nccl_tests_sweep(s, q), doctest::Contains("--nodes"), std::invalid_argument);
 }
 
+TEST_CASE("an nccl-tests sweep gives the same table on one thread or several") {
+  // 4 nodes of the pilot cluster, 8 B by 4x up to 64 MiB (the tree and the rings): each size on
+  // a timer of its own thread, largest first, must give every row exactly as one timer does.
+  const scenario::Scenario s = scenario::load_scenario(example("pilot-16-nodes.yaml"));
+  NcclTestsRequest q;
+  q.nodes = 4;
+  q.min_bytes = 8;
+  q.max_bytes = 64 << 20;
+  q.step_factor = 4;
+  const std::string one = printed([&](std::FILE* f) { write_nccl_tests_table(f, run_nccl_tests_sweep(s, q)); });
+  q.threads = 3;
+  const NcclTestsSweep w = run_nccl_tests_sweep(s, q);
+  CHECK(w.rows.size() == 12);  // 8 B to 32 MiB
+  CHECK(printed([&](std::FILE* f) { write_nccl_tests_table(f, w); }) == one);
+  // A forced algorithm that cannot run the op is refused before any size, on any thread count.
+  q.op = "broadcast";
+  q.algo = "nvls";
+  for (unsigned threads : {1U, 3U}) {
+    q.threads = threads;
+    CHECK_THROWS_WITH_AS(run_nccl_tests_sweep(s, q), doctest::Contains("--algo nvls"), std::invalid_argument);
+  }
+}
+
 TEST_CASE("a traffic report's summary agrees with its flows") {
   const TrafficReport t = evaluate_traffic(scenario::load_scenario(example("fat-tree-a2a-64.yaml")), false);
   const PreparedTraffic& p = t.traffic;
