@@ -26,17 +26,25 @@ bool forwards(VertexKind kind) {
 }
 
 std::uint32_t Router::Target::distance(VertexId v, bool via_pcie) const {
-  if (v == dst) return 0;
-  const std::uint16_t d = table->dist[2 * static_cast<std::size_t>(v) + (via_pcie ? 1 : 0)];
-  return d == kNoPath16 ? kNoPath : d + offset;
+  const std::size_t p = via_pcie ? 1 : 0;
+  std::uint32_t best = kNoPath;
+  for (std::size_t i = 0; i < count; ++i) {
+    const Term& term = terms[i];
+    if (term.table == nullptr) {
+      if (v == term.vertex && ((term.states >> p) & 1) != 0) best = std::min(best, term.offset);
+    } else if (const std::uint16_t d = term.table->dist[2 * static_cast<std::size_t>(v) + p]; d != kNoPath16) {
+      best = std::min(best, d + term.offset);
+    }
+  }
+  return best;
 }
 
 std::size_t Router::RouteKeyHash::operator()(const RouteKey& k) const {
   return static_cast<std::size_t>(sim::hash_combine((static_cast<std::uint64_t>(k.src) << 32) | k.dst, k.flow_hash));
 }
 
-Router::Router(const Topology& topology, std::size_t table_budget_bytes)
-    : topo_(topology), table_budget_bytes_(table_budget_bytes) {
+Router::Router(const Topology& topology, std::size_t table_budget_bytes, Tables tables)
+    : topo_(topology), table_budget_bytes_(table_budget_bytes), sharing_(tables) {
   const std::size_t n = topology.vertices().size();
   // BFS states are numbered 2 * vertex + p in 32 bits.
   if (n >= (std::size_t{1} << 31)) throw std::length_error("Router: more than 2^31 vertices");
@@ -152,30 +160,52 @@ void Router::unreachable(VertexId src, VertexId dst) const {
 }
 
 Router::Target Router::target(VertexId src, VertexId dst) {
-  // Every route into a vertex with a single in-link a->dst ends with that link, so
-  // dist(v, dst) = dist(v, a) + 1: all the NICs of a leaf share the leaf's table. The link must
-  // not be PCIe (a NIC does not turn PCIe onto PCIe, so arriving at a would matter) and a
-  // must forward.
-  Target t{nullptr, dst, 0};
-  Table* table = nullptr;
-  if (in_begin_[dst + 1] - in_begin_[dst] == 1) {
-    const Arc& only = in_arcs_[in_begin_[dst]];
-    if (!only.pcie && forwards_[only.other] != 0) {
-      table = &table_for(only.other);
-      t.offset = 1;
-    }
-  }
-  if (table == nullptr) table = &table_for(dst);
+  ++target_epoch_;
+  Target t;
+  t.dst = dst;
+  compose(t, dst, 3, 0, 0, 0);
   // Routes start at src not having arrived over PCIe (state 2 * src).
-  if (src != dst) reach(*table, 2 * src);
-  t.table = table;
+  for (std::size_t i = 0; i < t.count; ++i) {
+    if (t.terms[i].table != nullptr && src != dst) reach(*t.terms[i].table, 2 * src);
+  }
   return t;
 }
 
-Router::Table& Router::table_for(VertexId key) {
+void Router::compose(Target& t, VertexId v, std::uint8_t states, std::uint32_t offset, int depth, std::size_t reserve) {
+  // A route to v ends over one of its in-links that arrives in one of `states`.
+  constexpr int kMaxDepth = 3;
+  constexpr std::size_t kMaxFanIn = 2;
+  std::size_t ways = 0;
+  for (std::uint32_t i = in_begin_[v]; i < in_begin_[v + 1]; ++i) ways += (states >> in_arcs_[i].pcie) & 1;
+  const bool split = sharing_ == Tables::kComposed && depth < kMaxDepth && ways <= kMaxFanIn &&
+                     t.count + 1 + ways + reserve <= kMaxTerms;
+  if (!split) {
+    t.terms[t.count++] = Term{&table_for(v, states), v, states, offset};
+    return;
+  }
+  t.terms[t.count++] = Term{nullptr, v, states, offset};  // a route already at v
+  std::size_t left = ways;
+  for (std::uint32_t i = in_begin_[v]; i < in_begin_[v + 1]; ++i) {
+    const Arc& arc = in_arcs_[i];
+    if (((states >> arc.pcie) & 1) == 0) continue;
+    --left;
+    // A flow never turns from one PCIe link onto another; a vertex that does not forward can
+    // only be where the route starts (state 0).
+    const std::uint8_t before = arc.pcie ? 1 : 3;
+    if (forwards_[arc.other] != 0) {
+      compose(t, arc.other, before, offset + 1, depth + 1, reserve + left);
+    } else {
+      t.terms[t.count++] = Term{nullptr, arc.other, 1, offset + 1};
+    }
+  }
+}
+
+Router::Table& Router::table_for(VertexId vertex, std::uint8_t states) {
   ++clock_;
+  const std::uint64_t key = table_key(vertex, states);
   if (auto it = tables_.find(key); it != tables_.end()) {
     it->second.last_used = clock_;
+    it->second.pinned = target_epoch_;
     return it->second;
   }
   const std::size_t least_bytes = 2 * forwards_.size() * sizeof(std::uint16_t);
@@ -183,12 +213,17 @@ Router::Table& Router::table_for(VertexId key) {
   // A BFS that stopped after a small part of the graph (a destination asked about only from its
   // own node) is cheaper to run again than to keep: the oldest such table gives its storage
   // to the new one, so a node-local workload reuses a few tables' memory instead of touching a
-  // fresh table per destination.
+  // fresh table per destination. A table the current target() uses stays.
+  std::vector<std::uint64_t> in_use;
   while (!small_tables_.empty() && fresh.dist.empty()) {
-    const VertexId old_key = small_tables_.front();
+    const std::uint64_t old_key = small_tables_.front();
     small_tables_.pop_front();
     auto it = tables_.find(old_key);
     if (it == tables_.end() || !is_small(it->second)) continue;
+    if (it->second.pinned == target_epoch_) {
+      in_use.push_back(old_key);
+      continue;
+    }
     table_bytes_held_ -= it->second.bytes();
     for (std::uint32_t state : it->second.queue) it->second.dist[state] = kNoPath16;
     fresh.queue = std::move(it->second.queue);
@@ -196,15 +231,18 @@ Router::Table& Router::table_for(VertexId key) {
     fresh.dist = std::move(it->second.dist);
     tables_.erase(it);
   }
+  small_tables_.insert(small_tables_.begin(), in_use.begin(), in_use.end());
   // Over budget: the least recently used table goes, and its storage is reused.
-  while (fresh.dist.empty() && !tables_.empty() && table_bytes_held_ + least_bytes > table_budget_bytes_) {
-    auto oldest = tables_.begin();
+  while (fresh.dist.empty() && table_bytes_held_ + least_bytes > table_budget_bytes_) {
+    auto oldest = tables_.end();
     for (auto it = tables_.begin(); it != tables_.end(); ++it) {
-      if (it->second.last_used < oldest->second.last_used) oldest = it;
+      if (it->second.pinned == target_epoch_) continue;
+      if (oldest == tables_.end() || it->second.last_used < oldest->second.last_used) oldest = it;
     }
+    if (oldest == tables_.end()) break;  // every table held is in use: over budget for now
     table_bytes_held_ -= oldest->second.bytes();
-    // A BFS that stopped early set only the states in its queue: resetting those is enough.
-    if (!oldest->second.complete) {
+    // A BFS that kept its queue set only the states in it: resetting those is enough.
+    if (!oldest->second.queue.empty()) {
       for (std::uint32_t state : oldest->second.queue) oldest->second.dist[state] = kNoPath16;
       fresh.queue = std::move(oldest->second.queue);
       fresh.queue.clear();
@@ -216,31 +254,34 @@ Router::Table& Router::table_for(VertexId key) {
   }
   Table& table = tables_.emplace(key, std::move(fresh)).first->second;
   table.last_used = clock_;
-  start_bfs(table, key);
+  table.pinned = target_epoch_;
+  start_bfs(table, vertex, states);
   table_bytes_held_ += table.bytes();
   small_tables_.push_back(key);
   return table;
 }
 
 bool Router::is_small(const Table& table) const {
-  return !table.complete && table.queue.size() * kSmallShare < table.dist.size();
+  return !table.queue.empty() && table.queue.size() * kSmallShare < table.dist.size();
 }
 
 // Reverse BFS from `key` over states (vertex, arrived over PCIe). A state (v, p) steps to w over
 // link v->w unless p and the link are both PCIe; a vertex other than `key` that does not
 // forward is a start only, never expanded.
-void Router::start_bfs(Table& table, VertexId key) {
+void Router::start_bfs(Table& table, VertexId key, std::uint8_t states) {
   const std::size_t n = forwards_.size();
   if (table.dist.size() != 2 * n) table.dist.assign(2 * n, kNoPath16);
   table.key = key;
+  table.states = states;
   table.complete = false;
   table.head = 0;
   if (table.queue.capacity() < spare_queue_.capacity()) table.queue.swap(spare_queue_);
   table.queue.clear();
-  table.dist[2 * key] = 0;
-  table.dist[2 * key + 1] = 0;
-  table.queue.push_back(2 * key);
-  table.queue.push_back(2 * key + 1);
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    if (((states >> p) & 1) == 0) continue;
+    table.dist[2 * key + p] = 0;
+    table.queue.push_back(2 * key + p);
+  }
 }
 
 void Router::reach(Table& table, std::uint32_t state) {
@@ -275,10 +316,13 @@ void Router::reach(Table& table, std::uint32_t state) {
   }
   table.head = head;
   if (head == queue.size()) {
-    // Every reachable state has its distance: the queue is no longer needed.
+    // Every reachable state has its distance: the queue is no longer needed, unless it is
+    // short (a search that found no way out of a node), when it is what resets the table cheaply.
     table.complete = true;
-    if (queue.capacity() > spare_queue_.capacity()) spare_queue_.swap(queue);
-    std::vector<std::uint32_t>().swap(queue);
+    if (queue.size() * kSmallShare >= table.dist.size()) {
+      if (queue.capacity() > spare_queue_.capacity()) spare_queue_.swap(queue);
+      std::vector<std::uint32_t>().swap(queue);
+    }
     table.head = 0;
   }
   table_bytes_held_ = table_bytes_held_ - bytes_before + table.bytes();

@@ -29,16 +29,25 @@
 //     ever the first or last vertex of a route, and a NIC never turns a flow from one PCIe
 //     link onto another (two GPUs sharing a NIC talk over NVLink, not through the NIC).
 //
-// Cost: one distance table (2 x 16 bits per vertex) per destination *attachment*: an
-// endpoint whose only in-link comes from a forwarding vertex over a non-PCIe link (a NIC on
-// its leaf) shares its leaf's table, plus one hop. Tables are built by a BFS on demand, run only
-// as far as the sources asked about so far (a route inside a node explores the node), and
-// kept, least recently used first out, within a memory budget. route() caches routes per
-// (src, dst, flow_hash) (route_into() does not), spreads per (src, dst). A Router is not thread-safe (one per thread).
-// It copies the adjacency when constructed, so links added to the Topology later are not seen (build a new Router); the
-// Topology must outlive it (error messages read its names).
+// Cost: a destination's distances are composed from the tables of the few vertices a route to it
+// must come through. A route ends over one of the destination's in-links, so
+// dist(x, d) = 1 + min over in-links a->d of dist(x, a), a reached in a state that may take the
+// link (not over PCIe, if a->d is PCIe). A destination with at most two in-links (a GPU: its
+// NVSwitch plane and its NIC) is split that way, and so is each of those that has at most two
+// itself (a NIC, reached from the fabric only through its leaf), three levels deep at most; what
+// is left gets a distance table (2 x 16 bits per vertex) of its own. So the 16,384 GPUs of a
+// 2,048-node cluster share their 256 leaves' tables, plus one small table per NVSwitch plane,
+// instead of needing a table each. Router::Tables::kPerDestination gives every destination its
+// own table: the reference the composition is tested against. Tables are built by a BFS on
+// demand, run only as far as the sources asked about so far (a route inside a node explores the
+// node), and kept, least recently used first out, within a memory budget. route() caches routes
+// per (src, dst, flow_hash) (route_into() does not), spreads per (src, dst). A Router is not
+// thread-safe (one per thread). It copies the adjacency when constructed, so links added to the
+// Topology later are not seen (build a new Router); the Topology must outlive it (error messages
+// read its names).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -67,7 +76,14 @@ class Router {
  public:
   static constexpr std::size_t kDefaultTableBudgetBytes = std::size_t{256} << 20;
 
-  explicit Router(const Topology& topology, std::size_t table_budget_bytes = kDefaultTableBudgetBytes);
+  // How destinations get their distances (see "Cost" above); both give the same routes.
+  enum class Tables {
+    kComposed,        // from the tables of the vertices every route to them comes through
+    kPerDestination,  // a table of their own each
+  };
+
+  explicit Router(const Topology& topology, std::size_t table_budget_bytes = kDefaultTableBudgetBytes,
+                  Tables tables = Tables::kComposed);
 
   // The links of the route from src to dst for a flow hashing to flow_hash; empty if
   // src == dst. Throws std::invalid_argument naming both vertices if dst cannot be reached
@@ -118,24 +134,36 @@ class Router {
   // reached that vertex. A route inside a node leaves the rest of the fabric unexplored.
   struct Table {
     // dist[2 * v + p]: hops from v to the table's vertex for a flow that reached v over a
-    // PCIe link (p = 1) or not (p = 0); kNoPath16 if none, or not reached yet.
+    // PCIe link (p = 1) or not (p = 0), arriving there in one of `states`; kNoPath16 if none,
+    // or not reached yet.
     std::vector<std::uint16_t> dist;
     // The BFS so far: every state given a distance, in order; queue[head..] still to expand.
-    // Released once the BFS is complete.
+    // Released once the BFS is complete, unless it is small (is_small()).
     std::vector<std::uint32_t> queue;
     std::size_t head = 0;
     bool complete = false;
     VertexId key = 0;
+    std::uint8_t states = 3;  // bit p: the routes end at key in state p
     std::uint64_t last_used = 0;
+    std::uint64_t pinned = 0;  // the target() that uses it: not recycled while it runs
     std::size_t bytes() const {
       return dist.capacity() * sizeof(std::uint16_t) + queue.capacity() * sizeof(std::uint32_t);
     }
   };
-  // Distances to one destination: the attachment's table, offset by the hops from it.
-  struct Target {
-    const Table* table = nullptr;
-    VertexId dst = 0;
+  // One way into a destination: `offset` hops after reaching `vertex` in one of `states`, the
+  // hops before from `table` (null: only a route already at `vertex`, which then needs none).
+  struct Term {
+    Table* table = nullptr;
+    VertexId vertex = 0;
+    std::uint8_t states = 3;
     std::uint32_t offset = 0;
+  };
+  static constexpr std::size_t kMaxTerms = 8;
+  // Distances to one destination: the least over its terms.
+  struct Target {
+    VertexId dst = 0;
+    std::array<Term, kMaxTerms> terms;
+    std::size_t count = 0;
     std::uint32_t distance(VertexId v, bool via_pcie) const;
   };
   struct RouteKey {
@@ -152,13 +180,17 @@ class Router {
   // The route itself (route()'s and route_into()'s): hop by hop down the distance table.
   void walk(VertexId src, VertexId dst, std::uint64_t flow_hash, std::uint64_t destination_key,
             std::vector<LinkId>& path);
-  // dst's table, its BFS run far enough for routes from src.
+  // dst's terms, their tables' BFS run far enough for routes from src.
   Target target(VertexId src, VertexId dst);
-  Table& table_for(VertexId key);
-  // A table whose BFS has set fewer than 1 / kSmallShare of the states and stopped.
+  // Adds the terms of the routes that end at v in one of `states` after `offset` more hops,
+  // leaving `reserve` of the target's slots free for the terms still to come.
+  void compose(Target& t, VertexId v, std::uint8_t states, std::uint32_t offset, int depth, std::size_t reserve);
+  Table& table_for(VertexId key, std::uint8_t states);
+  // A table whose BFS has set fewer than 1 / kSmallShare of the states (stopped early, or found
+  // no more to reach).
   static constexpr std::size_t kSmallShare = 64;
   bool is_small(const Table& table) const;
-  void start_bfs(Table& table, VertexId key);
+  void start_bfs(Table& table, VertexId key, std::uint8_t states);
   // Runs the BFS until `state` has its distance, or nothing is left to expand.
   void reach(Table& table, std::uint32_t state);
   // Appends to out the indices in out_arcs_ of the out-links of `at` that start a shortest
@@ -173,12 +205,16 @@ class Router {
 
   const Topology& topo_;
   std::size_t table_budget_bytes_;
+  Tables sharing_;
   std::uint64_t clock_ = 0;
-  std::unordered_map<VertexId, Table> tables_;
+  std::uint64_t target_epoch_ = 0;  // target() calls so far (Table::pinned)
+  // By table_key(vertex, states).
+  static std::uint64_t table_key(VertexId v, std::uint8_t states) { return (std::uint64_t{v} << 2) | states; }
+  std::unordered_map<std::uint64_t, Table> tables_;
   std::size_t table_bytes_held_ = 0;  // Table::bytes() summed over tables_
   // Tables in order of creation, to find the oldest small one (is_small) to recycle; a key may
   // be stale (its table evicted, recreated or grown), and is then skipped.
-  std::deque<VertexId> small_tables_;
+  std::deque<std::uint64_t> small_tables_;
   // The queue of the last BFS that ran to the end, kept for the next one's.
   std::vector<std::uint32_t> spare_queue_;
   std::unordered_map<RouteKey, std::vector<LinkId>, RouteKeyHash> routes_;

@@ -575,3 +575,84 @@ TEST_CASE("spread: adaptive routing's flow-level picture, every shortest path wi
     }
   }
 }
+
+TEST_CASE("composed distance tables route exactly as a table per destination does") {
+  // Every (source, destination) pair of small clusters of several node shapes: GPUs on one NIC,
+  // two GPUs per NIC, two NICs per GPU, an NVLink domain over two nodes, a rail-optimised fabric,
+  // plain servers on a 3-tier fabric, and D-mod-K routing. The composed router is also run with
+  // room for three tables only, so that tables a route is using are kept while others go.
+  struct Shape {
+    std::string name;
+    ClusterSpec spec;
+  };
+  std::vector<Shape> shapes;
+  shapes.push_back({"rail-optimised", rail_cluster(4)});
+  ClusterSpec shared_nic = rail_cluster(4);
+  shared_nic.fabric.kind = FabricKind::kFatTree;
+  shared_nic.node.nics = 4;
+  shapes.push_back({"two GPUs per NIC", shared_nic});
+  ClusterSpec two_nics = shared_nic;
+  two_nics.node.gpus = 4;
+  two_nics.node.nics = 8;
+  shapes.push_back({"two NICs per GPU", two_nics});
+  ClusterSpec domain = rail_cluster(4);
+  domain.node.nvlink_domain_nodes = 2;
+  shapes.push_back({"NVLink domain of two nodes", domain});
+  shapes.push_back({"plain servers, 3 tiers", k_ary_3_tier(4)});
+  ClusterSpec dmodk = shared_nic;
+  dmodk.fabric.routing = Routing::kDestination;
+  shapes.push_back({"D-mod-K", dmodk});
+  for (const Shape& shape : shapes) {
+    CAPTURE(shape.name);
+    const Topology t = build_cluster(shape.spec);
+    const std::size_t n = t.vertices().size();
+    Router reference(t, Router::kDefaultTableBudgetBytes, Router::Tables::kPerDestination);
+    Router composed(t);
+    Router tight(t, 3 * 2 * n * sizeof(std::uint16_t));
+    std::size_t routes = 0;
+    for (VertexId d = 0; d < n; ++d) {
+      for (VertexId s = 0; s < n; ++s) {
+        const auto hops = reference.hop_count(s, d);
+        REQUIRE(composed.hop_count(s, d) == hops);
+        REQUIRE(tight.hop_count(s, d) == hops);
+        if (!hops || s == d) continue;
+        for (std::uint64_t h = 0; h < 3; ++h) {
+          const std::vector<LinkId> expected = reference.route(s, d, h);
+          REQUIRE(composed.route(s, d, h) == expected);
+          REQUIRE(tight.route(s, d, h) == expected);
+          ++routes;
+        }
+        REQUIRE(composed.next_links(s, d) == reference.next_links(s, d));
+        const auto& a = composed.spread(s, d);
+        const auto& b = reference.spread(s, d);
+        REQUIRE(a.size() == b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          CHECK(a[i].link == b[i].link);
+          CHECK(a[i].fraction == b[i].fraction);
+        }
+      }
+    }
+    MESSAGE(shape.name << ": " << n << " vertices, " << routes << " routes; tables: " << reference.distance_tables()
+                       << " one per destination, " << composed.distance_tables() << " composed");
+    CHECK(routes > 0);
+  }
+}
+
+TEST_CASE("the GPUs of a cluster share their leaves' distance tables") {
+  // Routes from one GPU to every other GPU of a 64-node rail-optimised cluster: 511
+  // destinations, served by the 16 leaves' tables and small tables for NVSwitch planes (the
+  // route inside the node), instead of a table per GPU.
+  const Topology t = build_cluster(rail_cluster(64));
+  Router router(t);
+  const VertexId src = t.at("n0.gpu0");
+  std::size_t gpus = 0;
+  for (VertexId v = 0; v < t.vertices().size(); ++v) {
+    if (t.vertex(v).kind != VertexKind::kGpu || v == src) continue;
+    router.route(src, v, v);
+    ++gpus;
+  }
+  CHECK(gpus == 511);
+  CHECK(t.summary.switches_per_tier.at(1) == 16);
+  MESSAGE(router.distance_tables() << " distance tables for 511 GPU destinations");
+  CHECK(router.distance_tables() <= 16 + 64);
+}
