@@ -233,14 +233,15 @@ Skeleton skeleton_of(const detail::PipelineDag& p) {
   k.begin.reserve(n + 1);
   k.begin.push_back(0);
   std::unordered_map<std::uint64_t, std::uint32_t> index;
-  for (const Transfer& t : p.dag.transfers()) {
+  for (TransferIndex i = 0; i < p.dag.size(); ++i) {
+    const Transfer& t = p.dag[i];
     const std::uint64_t key = (static_cast<std::uint64_t>(t.src) << 32) | t.dst;
     auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(k.pairs.size()));
     if (fresh) k.pairs.emplace_back(t.src, t.dst);
     k.pair.push_back(it->second);
     k.bytes.push_back(t.bytes);
     k.pipelined.push_back(t.pipelined ? 1 : 0);
-    k.after.insert(k.after.end(), t.after.begin(), t.after.end());
+    k.after.insert(k.after.end(), p.dag.after(i).begin(), p.dag.after(i).end());
     k.begin.push_back(static_cast<std::uint32_t>(k.after.size()));
   }
   k.role = p.roles;
@@ -478,7 +479,7 @@ double critical_path_seconds(const TransferDag& dag, const topo::Topology& topol
   for (std::size_t i = 0; i < dag.size(); ++i) {
     const Transfer& t = dag[static_cast<TransferIndex>(i)];
     double start = 0;
-    for (TransferIndex p : t.after) start = std::max(start, finish[p]);
+    for (TransferIndex p : dag.after(static_cast<TransferIndex>(i))) start = std::max(start, finish[p]);
     PathCost path;
     path.latency_ns = t.pipelined ? 0 : routes[i].latency.ns();
     for (net::LinkId l : routes[i].route) path.bytes_per_s = std::min(path.bytes_per_s, topology.link(l).bytes_per_s);

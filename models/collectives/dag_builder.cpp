@@ -171,7 +171,7 @@ TransferIndex Builder::add(VertexId src, VertexId dst, double bytes, std::vector
   std::sort(after.begin(), after.end());
   after.erase(std::unique(after.begin(), after.end()), after.end());
   const std::int64_t delay = slice == 0 ? alpha_ns_ : slicing_.delay_ns(slice);
-  const TransferIndex i = dag_.add({src, dst, bytes, delay, std::move(after), slice > 0, channel_});
+  const TransferIndex i = dag_.add({src, dst, bytes, delay, slice > 0, channel_}, after);
   steps_.push_back(step_);
   last_send_[key(src)] = i;
   last_recv_[key(dst)] = i;
@@ -191,7 +191,7 @@ TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std:
   if (free_starts_ == FreeStarts::kDrop && pipelined && delays_.ns[role] == 0) {
     deps = std::move(after);
   } else {
-    deps.push_back(dag_.add({src, dst, 0, delays_.ns[role], std::move(after), pipelined, connection}));
+    deps.push_back(dag_.add({src, dst, 0, delays_.ns[role], pipelined, connection}, after));
     roles_.push_back(role);
     steps_.push_back(step_);
   }
@@ -200,7 +200,7 @@ TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std:
   }
   std::sort(deps.begin(), deps.end());
   deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-  const TransferIndex i = dag_.add({src, dst, bytes, 0, std::move(deps), true, connection});
+  const TransferIndex i = dag_.add({src, dst, bytes, 0, true, connection}, deps);
   roles_.push_back(kNone);
   steps_.push_back(step_);
   for (topo::LinkId l : links) last_on_link_[l] = i;

@@ -15,7 +15,7 @@
 
 namespace fathom::coll {
 
-TransferIndex TransferDag::add(Transfer transfer) {
+TransferIndex TransferDag::add(const Transfer& transfer, const std::vector<TransferIndex>& after) {
   const auto index = static_cast<TransferIndex>(transfers_.size());
   // Building a DAG of millions of transfers takes a while: a signal stops it here too.
   if ((index & 4095U) == 0) sim::poll_interrupt();
@@ -27,22 +27,25 @@ TransferIndex TransferDag::add(Transfer transfer) {
   if (transfer.alpha_ns < 0) {
     throw std::invalid_argument(what() + " has a negative alpha of " + std::to_string(transfer.alpha_ns) + " ns");
   }
-  for (TransferIndex p : transfer.after) {
+  for (TransferIndex p : after) {
     if (p >= index) {
       throw std::invalid_argument(what() + " waits on transfer " + std::to_string(p) +
                                   "; predecessors must be earlier transfers");
     }
   }
-  transfers_.push_back(std::move(transfer));
+  transfers_.push_back(transfer);
+  after_.insert(after_.end(), after.begin(), after.end());
+  after_begin_.push_back(after_.size());
   return index;
 }
 
 TransferIndex TransferDag::append(const TransferDag& other) {
   const auto offset = static_cast<TransferIndex>(transfers_.size());
-  for (const Transfer& t : other.transfers_) {
-    Transfer copy = t;
-    for (TransferIndex& p : copy.after) p += offset;
-    add(std::move(copy));
+  std::vector<TransferIndex> after;
+  for (TransferIndex i = 0; i < other.size(); ++i) {
+    after.assign(other.after(i).begin(), other.after(i).end());
+    for (TransferIndex& p : after) p += offset;
+    add(other.transfers_[i], after);
   }
   return offset;
 }
@@ -147,7 +150,7 @@ DagRunner::DagRunner(const topo::Topology& topology, topo::Router& router, const
   succ_begin_.assign(n + 1, 0);
   waiting_on_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto& after = dag.transfers()[i].after;
+    const auto after = dag.after(static_cast<TransferIndex>(i));
     waiting_on_[i] = static_cast<std::uint32_t>(after.size());
     for (TransferIndex p : after) ++succ_begin_[p + 1];
   }
@@ -155,7 +158,7 @@ DagRunner::DagRunner(const topo::Topology& topology, topo::Router& router, const
   succ_.resize(succ_begin_[n]);
   std::vector<std::uint32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
   for (std::size_t i = 0; i < n; ++i) {
-    for (TransferIndex p : dag.transfers()[i].after) succ_[fill[p]++] = static_cast<TransferIndex>(i);
+    for (TransferIndex p : dag.after(static_cast<TransferIndex>(i))) succ_[fill[p]++] = static_cast<TransferIndex>(i);
   }
 }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "models/network/fabric_lp.hpp"
@@ -40,14 +41,14 @@ namespace fathom::coll {
 
 using TransferIndex = std::uint32_t;
 
+// A transfer; its predecessors (all must finish before it is released) are TransferDag::after().
 struct Transfer {
   topo::VertexId src = 0;
   topo::VertexId dst = 0;
   double bytes = 0;
-  std::int64_t alpha_ns = 0;         // extra start delay once released
-  std::vector<TransferIndex> after;  // predecessors: all must finish before this is released
-  bool pipelined = false;            // a later slice of a streamed message: no route latency
-  std::uint32_t connection = 0;      // which of src -> dst's connections carries it (a channel, a tree)
+  std::int64_t alpha_ns = 0;     // extra start delay once released
+  bool pipelined = false;        // a later slice of a streamed message: no route latency
+  std::uint32_t connection = 0;  // which of src -> dst's connections carries it (a channel, a tree)
 };
 
 // The ECMP hash of a transfer: that of its connection (src, dst, connection), the same for every
@@ -57,9 +58,10 @@ std::uint64_t connection_hash(std::uint64_t seed, const Transfer& transfer);
 
 class TransferDag {
  public:
-  // Appends a transfer and returns its index. Throws std::invalid_argument for negative or
-  // non-finite bytes, a negative alpha, or a predecessor that is not an earlier transfer.
-  TransferIndex add(Transfer transfer);
+  // Appends a transfer that waits on `after` and returns its index. Throws std::invalid_argument
+  // for negative or non-finite bytes, a negative alpha, or a predecessor that is not an earlier
+  // transfer.
+  TransferIndex add(const Transfer& transfer, const std::vector<TransferIndex>& after = {});
 
   // Appends every transfer of `other`, its predecessors shifted past this DAG's transfers (the two
   // run side by side, neither waiting on the other). Returns the index of other's first transfer.
@@ -67,6 +69,10 @@ class TransferDag {
 
   const std::vector<Transfer>& transfers() const { return transfers_; }
   const Transfer& operator[](TransferIndex i) const { return transfers_.at(i); }
+  // Transfer i's predecessors, in the order add() was given them.
+  std::span<const TransferIndex> after(TransferIndex i) const {
+    return {after_.data() + after_begin_.at(i), after_.data() + after_begin_[i + 1]};
+  }
   std::size_t size() const { return transfers_.size(); }
   bool empty() const { return transfers_.empty(); }
   // Sum of the bytes of every transfer (what the fabric carries, counted once per transfer).
@@ -74,6 +80,10 @@ class TransferDag {
 
  private:
   std::vector<Transfer> transfers_;
+  // Predecessors of every transfer in one array (millions of transfers, a few each): transfer i's
+  // are after_[after_begin_[i] .. after_begin_[i + 1]).
+  std::vector<TransferIndex> after_;
+  std::vector<std::size_t> after_begin_{0};
 };
 
 // One path per transfer, the one the closed forms read (alpha_beta.hpp): Router::route with the

@@ -135,13 +135,8 @@ TEST_CASE("beside background traffic: equal to the whole DAG with it, extrapolat
     for (int n = 0; n < nodes; ++n) {
       for (int g = 0; g < 8; ++g) {
         const std::string gpu = ".gpu" + std::to_string(g);
-        dag.add({t.at("n" + std::to_string(n) + gpu),
-                 t.at("n" + std::to_string((n + 2) % nodes) + gpu),
-                 bytes,
-                 0,
-                 {},
-                 false,
-                 99});
+        dag.add({t.at("n" + std::to_string(n) + gpu), t.at("n" + std::to_string((n + 2) % nodes) + gpu), bytes, 0,
+                 false, 99});
       }
     }
     return dag;
