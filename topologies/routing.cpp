@@ -272,7 +272,6 @@ void Router::start_bfs(Table& table, VertexId key, std::uint8_t states) {
   const std::size_t n = forwards_.size();
   if (table.dist.size() != 2 * n) table.dist.assign(2 * n, kNoPath16);
   table.key = key;
-  table.states = states;
   table.complete = false;
   table.head = 0;
   if (table.queue.capacity() < spare_queue_.capacity()) table.queue.swap(spare_queue_);

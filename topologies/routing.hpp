@@ -134,8 +134,8 @@ class Router {
   // reached that vertex. A route inside a node leaves the rest of the fabric unexplored.
   struct Table {
     // dist[2 * v + p]: hops from v to the table's vertex for a flow that reached v over a
-    // PCIe link (p = 1) or not (p = 0), arriving there in one of `states`; kNoPath16 if none,
-    // or not reached yet.
+    // PCIe link (p = 1) or not (p = 0), arriving there in one of the states it was keyed with
+    // (table_key); kNoPath16 if none, or not reached yet.
     std::vector<std::uint16_t> dist;
     // The BFS so far: every state given a distance, in order; queue[head..] still to expand.
     // Released once the BFS is complete, unless it is small (is_small()).
@@ -143,7 +143,6 @@ class Router {
     std::size_t head = 0;
     bool complete = false;
     VertexId key = 0;
-    std::uint8_t states = 3;  // bit p: the routes end at key in state p
     std::uint64_t last_used = 0;
     std::uint64_t pinned = 0;  // the target() that uses it: not recycled while it runs
     std::size_t bytes() const {
