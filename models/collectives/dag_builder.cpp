@@ -63,22 +63,28 @@ Pieces Pieces::with_count(int new_count) const {
   return p;
 }
 
-const Ports::Ends& Ports::ends(VertexId src, VertexId dst) {
+std::uint32_t Ports::index(VertexId src, VertexId dst) {
   const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  if (const auto it = index_.find(key); it != index_.end()) return it->second;
   const auto is_end = [&](VertexId v) {
     const topo::VertexKind kind = topology_.vertex(v).kind;
     return kind == topo::VertexKind::kGpu || kind == topo::VertexKind::kNic;
   };
-  const std::vector<topo::LinkId>& route = router_.route(src, dst, 0);
-  Ends e;
+  // Not kept in the router: a pair's ends are kept here, and a tree has half a million pairs.
+  std::vector<topo::LinkId>& route = route_;
+  router_.route_into(src, dst, 0, route);
+  Ends& e = ends_.emplace_back();
+  e.first = static_cast<std::uint32_t>(links_.size());
   std::size_t lead = 0;
-  while (lead < route.size() && is_end(topology_.link(route[lead]).from)) e.links.push_back(route[lead++]);
+  while (lead < route.size() && is_end(topology_.link(route[lead]).from)) links_.push_back(route[lead++]);
   if (lead > 0) e.out = route[lead - 1];
   std::size_t back = route.size();
-  while (back > lead && is_end(topology_.link(route[back - 1]).to)) e.links.push_back(route[--back]);
+  while (back > lead && is_end(topology_.link(route[back - 1]).to)) links_.push_back(route[--back]);
   if (back < route.size()) e.in = route[back];
-  return cache_.emplace(key, std::move(e)).first->second;
+  e.count = static_cast<std::uint32_t>(links_.size() - e.first);
+  const auto number = static_cast<std::uint32_t>(ends_.size() - 1);
+  index_.emplace(key, number);
+  return number;
 }
 
 std::vector<int> step_slots(const std::vector<SlotItem>& items) {
@@ -178,32 +184,38 @@ TransferIndex Builder::add(VertexId src, VertexId dst, double bytes, std::vector
   return i;
 }
 
-TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after,
-                                  Delay role, const std::vector<topo::LinkId>& links, std::uint32_t connection) {
+TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std::span<const TransferIndex> after,
+                                  Delay role, std::span<const topo::LinkId> links, std::uint32_t connection) {
   const bool pipelined = role != kAlpha;
   auto [previous, fresh] =
       last_on_connection_.try_emplace({(static_cast<std::uint64_t>(src) << 32) | dst, connection}, 0);
-  if (!fresh) after.push_back(previous->second);
-  std::sort(after.begin(), after.end());
-  after.erase(std::unique(after.begin(), after.end()), after.end());
+  const auto sorted = [](std::vector<TransferIndex>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  start_after_.assign(after.begin(), after.end());
+  if (!fresh) start_after_.push_back(previous->second);
+  sorted(start_after_);
   roles_.resize(dag_.size(), kNone);
-  std::vector<TransferIndex> deps;
+  bytes_after_.clear();
   if (free_starts_ == FreeStarts::kDrop && pipelined && delays_.ns[role] == 0) {
-    deps = std::move(after);
+    bytes_after_.swap(start_after_);
   } else {
-    deps.push_back(dag_.add({src, dst, 0, delays_.ns[role], pipelined, connection}, after));
+    bytes_after_.push_back(dag_.add({src, dst, 0, delays_.ns[role], pipelined, connection}, start_after_));
     roles_.push_back(role);
     steps_.push_back(step_);
   }
   for (topo::LinkId l : links) {
-    if (auto it = last_on_link_.find(l); it != last_on_link_.end()) deps.push_back(it->second);
+    if (l < last_on_link_.size() && last_on_link_[l] != kNoTransfer) bytes_after_.push_back(last_on_link_[l]);
   }
-  std::sort(deps.begin(), deps.end());
-  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-  const TransferIndex i = dag_.add({src, dst, bytes, 0, true, connection}, deps);
+  sorted(bytes_after_);
+  const TransferIndex i = dag_.add({src, dst, bytes, 0, true, connection}, bytes_after_);
   roles_.push_back(kNone);
   steps_.push_back(step_);
-  for (topo::LinkId l : links) last_on_link_[l] = i;
+  for (topo::LinkId l : links) {
+    if (l >= last_on_link_.size()) last_on_link_.resize(static_cast<std::size_t>(l) + 1, kNoTransfer);
+    last_on_link_[l] = i;
+  }
   previous->second = i;
   return i;
 }

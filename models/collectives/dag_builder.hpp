@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -76,23 +77,31 @@ struct PipelineDag {
 class Ports {
  public:
   struct Ends {
-    std::vector<topo::LinkId> links;  // every link at either end
-    std::int64_t out = -1;            // the sending end's outermost link (NIC -> leaf, GPU -> NVSwitch), -1: none
-    std::int64_t in = -1;             // the receiving end's outermost link (leaf -> NIC, NVSwitch -> GPU), -1: none
+    std::uint32_t first = 0, count = 0;  // every link at either end: links_[first .. first + count)
+    std::int64_t out = -1;               // the sending end's outermost link (NIC -> leaf, GPU -> NVSwitch), -1: none
+    std::int64_t in = -1;                // the receiving end's outermost link (leaf -> NIC, NVSwitch -> GPU), -1: none
   };
   // `shared`: a router of `topology` to route with (CollectiveSpec::router); null: one of its own.
   Ports(const topo::Topology& topology, topo::Router* shared)
       : topology_(topology),
         own_(shared ? nullptr : std::make_unique<topo::Router>(topology)),
         router_(shared ? *shared : *own_) {}
-  const Ends& ends(topo::VertexId src, topo::VertexId dst);
-  const std::vector<topo::LinkId>& of(topo::VertexId src, topo::VertexId dst) { return ends(src, dst).links; }
+  // The pair's number (the same for as long as this Ports lives) and its ends by number.
+  std::uint32_t index(topo::VertexId src, topo::VertexId dst);
+  const Ends& ends(std::uint32_t index) const { return ends_[index]; }
+  const Ends& ends(topo::VertexId src, topo::VertexId dst) { return ends(index(src, dst)); }
+  // Every link at either end of a transfer with these ends.
+  std::span<const topo::LinkId> links(const Ends& e) const { return {links_.data() + e.first, e.count}; }
 
  private:
   const topo::Topology& topology_;
   std::unique_ptr<topo::Router> own_;
   topo::Router& router_;
-  std::unordered_map<std::uint64_t, Ends> cache_;
+  // Half a million pairs on a 16K-GPU tree: their links sit in one array, not a block each.
+  std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  std::vector<Ends> ends_;
+  std::vector<topo::LinkId> links_;
+  std::vector<topo::LinkId> route_;  // scratch
 };
 
 // The order in which transfers that queue on links (Builder::add_queued) are emitted within
@@ -108,14 +117,15 @@ struct SlotItem {
 };
 std::vector<int> step_slots(const std::vector<SlotItem>& items);
 
-// Sets `slot` of every item (each with step, src, dst and slot members) to its step_slots()
-// colour, the ends taken from `ports`.
+// Sets `ends` of every item (each with step, src, dst, slot and ends members) to its pair's
+// number in `ports`, and `slot` to its step_slots() colour.
 template <class Item>
 void assign_step_slots(std::vector<Item>& items, Ports& ports) {
   std::vector<SlotItem> ends;
   ends.reserve(items.size());
-  for (const Item& it : items) {
-    const Ports::Ends& e = ports.ends(it.src, it.dst);
+  for (Item& it : items) {
+    it.ends = ports.index(it.src, it.dst);
+    const Ports::Ends& e = ports.ends(it.ends);
     ends.push_back({it.step, e.out, e.in});
   }
   const std::vector<int> slot = step_slots(ends);
@@ -154,8 +164,8 @@ class Builder {
   // with no delay, so that the DAG's shape does not depend on the costs.
   // With FreeStarts::kDrop a later slice whose delay is zero gets no zero-byte start: its bytes
   // wait on `after` and the links directly, which is the same instant.
-  TransferIndex add_queued(topo::VertexId src, topo::VertexId dst, double bytes, std::vector<TransferIndex> after,
-                           Delay role, const std::vector<topo::LinkId>& links, std::uint32_t connection);
+  TransferIndex add_queued(topo::VertexId src, topo::VertexId dst, double bytes, std::span<const TransferIndex> after,
+                           Delay role, std::span<const topo::LinkId> links, std::uint32_t connection);
   void set_delays(const Delays& delays) { delays_ = delays; }
   void set_free_starts(FreeStarts starts) { free_starts_ = starts; }
 
@@ -185,7 +195,9 @@ class Builder {
   Delays delays_{0, Pieces{}, Pieces{}};
   FreeStarts free_starts_ = FreeStarts::kKeep;
   std::vector<std::uint8_t> roles_;  // by transfer, for those add_queued() added (kNone for the rest)
-  std::unordered_map<topo::LinkId, TransferIndex> last_on_link_;
+  static constexpr TransferIndex kNoTransfer = 0xFFFFFFFFu;
+  std::vector<TransferIndex> last_on_link_;               // by link: the last transfer queued on it, or kNoTransfer
+  std::vector<TransferIndex> start_after_, bytes_after_;  // add_queued()'s predecessors, reused
   // The last slice of each connection (src, dst, connection).
   struct ConnectionKey {
     std::uint64_t pair;

@@ -75,6 +75,7 @@ PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
   struct Item {
     int step, slot, kind, tree, slice, node, gpu, child;
     VertexId src, dst;
+    std::uint32_t ends = 0;  // the pair's number in Ports, set by assign_step_slots
   };
   std::vector<Item> items;
   const int slices = nvls.count;
@@ -116,21 +117,22 @@ PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
   std::vector<TransferIndex> scattered(total), gathered(total);
   std::vector<std::vector<TransferIndex>> up(2, std::vector<TransferIndex>(total)),
       down(2, std::vector<TransferIndex>(total));
-  std::vector<std::vector<TransferIndex>> scatter_in(static_cast<std::size_t>(slices) * un);
+  std::vector<TransferIndex> scatter_in(total);  // each GPU's reduce-scatter input
   Builder b(spec.alpha_ns);
   b.set_delays(Delays(spec.alpha_ns, nvls, tree));
   b.set_free_starts(starts);
+  std::vector<TransferIndex> after;  // the item's predecessors, reused
   for (const Item& it : items) {
     const auto uv = static_cast<std::size_t>(it.node);
     const auto tt = static_cast<std::size_t>(it.tree);
     const double piece = nvls.bytes(it.slice);  // per GPU into (reduce-scatter) or out of (all-gather) the switch
     const double part = piece / static_cast<double>(g);
-    std::vector<TransferIndex> after;
+    after.clear();
     const auto add = [&](double bytes, const Pieces& cut) {
       // One connection per phase (and per tree), as NCCL's NVLS-tree channels each hold theirs.
       const int phase = it.kind == kUp || it.kind == kDown ? kUp + it.tree : it.kind;
-      return b.add_queued(it.src, it.dst, bytes, std::move(after), delay_role(cut, it.slice, &cut == &tree),
-                          ports.of(it.src, it.dst), static_cast<std::uint32_t>(phase));
+      return b.add_queued(it.src, it.dst, bytes, after, delay_role(cut, it.slice, &cut == &tree),
+                          ports.links(ports.ends(it.ends)), static_cast<std::uint32_t>(phase));
     };
     // The sum of tree t at this GPU: once its children's parts and its own have arrived.
     const auto gather_sum = [&](std::size_t t) {
@@ -145,13 +147,13 @@ PipelineDag nvls_tree_all_reduce(const topo::Topology& topology, const Collectiv
       }
     };
     const std::size_t here = at(it.slice, it.node, it.gpu);
-    const std::size_t node_slice = static_cast<std::size_t>(it.slice) * un + uv;
     switch (it.kind) {
       case kScatterIn:
-        scatter_in[node_slice].push_back(add(piece, nvls));
+        scatter_in[here] = add(piece, nvls);
         break;
       case kScatterOut:
-        after = scatter_in[node_slice];
+        after.assign(scatter_in.begin() + static_cast<std::ptrdiff_t>(at(it.slice, it.node, 0)),
+                     scatter_in.begin() + static_cast<std::ptrdiff_t>(at(it.slice, it.node, 0) + g));
         scattered[here] = add(part, nvls);
         break;
       case kUp: {

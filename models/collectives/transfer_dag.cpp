@@ -170,7 +170,7 @@ void DagRunner::on_start(net::FabricLp& fabric, sim::Context& ctx) {
 
 void DagRunner::open_connections(const topo::Topology& topology, topo::Router& router, std::uint64_t seed,
                                  int flows_per_connection, net::FabricLp& fabric) {
-  // Each distinct connection once, numbered in order of first use.
+  // Each distinct connection (src, dst, connection) once, numbered in order of first use.
   struct Key {
     std::uint64_t pair;
     std::uint32_t connection;
@@ -189,8 +189,10 @@ void DagRunner::open_connections(const topo::Topology& topology, topo::Router& r
     if (fresh) first_use.push_back(static_cast<TransferIndex>(i));
     connection_of_[i] = it->second;
   }
-  // Routed destination by destination, so that the router builds each destination's distance
-  // table once, however many tables its budget holds; opened on the fabric in order of first use.
+  index = {};
+  // Routed and opened destination by destination, so that the router builds each destination's
+  // distance table once, however many tables its budget holds. One Connection is reused: a tree
+  // on 16K GPUs opens half a million, and the fabric keeps them without a heap block each.
   std::vector<std::uint32_t> order(first_use.size());
   for (std::uint32_t c = 0; c < order.size(); ++c) order[c] = c;
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -199,14 +201,14 @@ void DagRunner::open_connections(const topo::Topology& topology, topo::Router& r
     return std::tie(x.dst, x.src, x.connection) < std::tie(y.dst, y.src, y.connection);
   });
   const bool split = splits(topology, flows_per_connection);
-  std::vector<net::Connection> connections(first_use.size());
+  std::vector<net::ConnectionId> opened(first_use.size());
+  net::Connection scratch;
   for (std::uint32_t c : order) {
-    connections[c].latency =
-        route_transfer(topology, router, dag_[first_use[c]], seed, split, flows_per_connection, connections[c].flows);
+    scratch.latency =
+        route_transfer(topology, router, dag_[first_use[c]], seed, split, flows_per_connection, scratch.flows);
+    opened[c] = fabric.open(scratch);
   }
-  const net::ConnectionId base = static_cast<net::ConnectionId>(fabric.connection_count());
-  for (auto& c : connections) fabric.open(std::move(c));
-  for (auto& c : connection_of_) c += base;
+  for (auto& c : connection_of_) c = opened[c];
 }
 
 void DagRunner::release(net::FabricLp& fabric, TransferIndex i, sim::Context& ctx) {

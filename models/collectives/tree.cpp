@@ -217,6 +217,7 @@ PipelineDag node_tree_all_reduce(const topo::Topology& topology, const Collectiv
   struct Item {
     int step, slot, tree, rail, slice, kind, node, pos, child;  // child: kHeadDown's child node, -1: own chain
     VertexId src, dst;
+    std::uint32_t ends = 0;  // the pair's number in Ports, set by assign_step_slots
   };
   std::vector<Item> items;
   const int slices = cut.count;
@@ -275,12 +276,14 @@ PipelineDag node_tree_all_reduce(const topo::Topology& topology, const Collectiv
   b.set_delays(Delays(spec.alpha_ns, cut, cut));
   b.set_free_starts(starts);
   const int rails_count = static_cast<int>(rails.size());
+  std::vector<TransferIndex> after;  // the item's predecessors, reused
   for (const Item& it : items) {
     const auto tt = static_cast<std::size_t>(it.tree);
-    std::vector<TransferIndex> after;
+    after.clear();
     const auto add = [&] {
-      return b.add_queued(it.src, it.dst, cut.bytes(it.slice), std::move(after), delay_role(cut, it.slice),
-                          ports.of(it.src, it.dst), static_cast<std::uint32_t>(it.tree * rails_count + it.rail));
+      return b.add_queued(it.src, it.dst, cut.bytes(it.slice), after, delay_role(cut, it.slice),
+                          ports.links(ports.ends(it.ends)),
+                          static_cast<std::uint32_t>(it.tree * rails_count + it.rail));
     };
     // The head's sum: its chain's and its children's.
     const auto gather_sum = [&](int v) {

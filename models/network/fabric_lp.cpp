@@ -1,6 +1,7 @@
 #include "models/network/fabric_lp.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,9 +40,13 @@ FabricLp::FabricLp(std::vector<LinkCapacity> capacities, const std::vector<sim::
   if (!latencies.empty()) lookahead_ = *std::min_element(latencies.begin(), latencies.end());
 }
 
-ConnectionId FabricLp::open(Connection connection) {
+ConnectionId FabricLp::open(const Connection& connection) {
   if (connection.flows.empty()) throw std::invalid_argument("FabricLp::open: a connection needs at least one flow");
   for (const RoutedFlow& flow : connection.flows) {
+    if (!flow.fractions.empty() && flow.fractions.size() != flow.route.size()) {
+      throw std::invalid_argument("FabricLp::open: a flow has " + std::to_string(flow.fractions.size()) +
+                                  " fractions for " + std::to_string(flow.route.size()) + " links");
+    }
     for (LinkId l : flow.route) {
       if (l >= link_count_) {
         throw std::invalid_argument("FabricLp::open: link " + std::to_string(l) + " is not one of the fabric's " +
@@ -49,7 +54,17 @@ ConnectionId FabricLp::open(Connection connection) {
       }
     }
   }
-  connections_.push_back(std::move(connection));
+  connections_.push_back({flows_.size(), flows_.size() + connection.flows.size(), connection.latency});
+  for (const RoutedFlow& flow : connection.flows) {
+    OpenFlow& f = flows_.emplace_back();
+    f.first_link = links_.size();
+    links_.insert(links_.end(), flow.route.begin(), flow.route.end());
+    f.end_link = links_.size();
+    if (!flow.fractions.empty()) {
+      f.first_fraction = fractions_.size();
+      fractions_.insert(fractions_.end(), flow.fractions.begin(), flow.fractions.end());
+    }
+  }
   return static_cast<ConnectionId>(connections_.size() - 1);
 }
 
@@ -87,7 +102,7 @@ void FabricLp::handle(const sim::Event& event, sim::Context& ctx) {
     if (activate(static_cast<std::uint32_t>(event.payload.as<std::uint64_t>()), ctx)) settler_.request(ctx, ctx.now());
   } else if (event.kind == kPost) {
     const auto posted = event.payload.as<PostedTransfer>();
-    const Connection& c = connections_.at(posted.connection);
+    const OpenConnection& c = connections_.at(posted.connection);
     // Sent lookahead() ago: what is left of the connection's latency (none below zero, as every
     // connection's latency is at least the lookahead).
     const sim::SimTime wait = std::max(sim::SimTime::zero(), c.latency - lookahead_);
@@ -135,11 +150,18 @@ bool FabricLp::activate(std::uint32_t transfer, sim::Context& ctx) {
     }
     return false;
   }
-  const auto& flows = connections_[t.connection].flows;
-  t.flows_left = static_cast<std::uint32_t>(flows.size());
-  const double bytes = t.bytes / static_cast<double>(flows.size());
-  for (const RoutedFlow& flow : flows) {
-    const FlowId f = settler_.network().add_flow(flow.route, flow.fractions, bytes, ctx.now());
+  const OpenConnection& c = connections_[t.connection];
+  const std::size_t flows = c.end_flow - c.first_flow;
+  t.flows_left = static_cast<std::uint32_t>(flows);
+  const double bytes = t.bytes / static_cast<double>(flows);
+  for (std::size_t k = c.first_flow; k < c.end_flow; ++k) {
+    const OpenFlow& flow = flows_[k];
+    const std::span<const LinkId> route(links_.data() + flow.first_link, flow.end_link - flow.first_link);
+    const std::span<const double> fractions =
+        flow.first_fraction == kNoFractions
+            ? std::span<const double>()
+            : std::span<const double>(fractions_.data() + flow.first_fraction, route.size());
+    const FlowId f = settler_.network().add_flow(route, fractions, bytes, ctx.now());
     if (f >= carrier_.size()) carrier_.resize(f + 1);
     carrier_[f] = transfer;
   }

@@ -82,10 +82,10 @@ class FabricLp final : public sim::LogicalProcess {
   // The least delay of a post: the smallest link latency (zero for a fabric without links).
   sim::SimTime lookahead() const { return lookahead_; }
 
-  // Before the run. Throws std::invalid_argument for a connection without flows, or a flow on a
-  // link the fabric does not have.
-  ConnectionId open(Connection connection);
-  const Connection& connection(ConnectionId id) const { return connections_.at(id); }
+  // Before the run; the fabric keeps a copy, so the caller may reuse `connection` for the next.
+  // Throws std::invalid_argument for a connection without flows, a flow on a link the fabric
+  // does not have, or fractions that are not one per link of their route.
+  ConnectionId open(const Connection& connection);
   std::size_t connection_count() const { return connections_.size(); }
 
   // Before the run; the user must outlive the fabric's run. Returns the user's number for send().
@@ -135,10 +135,26 @@ class FabricLp final : public sim::LogicalProcess {
   // The transfer's last byte has arrived: its slot is freed and its sender told.
   void finish(std::uint32_t slot, sim::Context& ctx);
 
+  // The connections, flat: a tree collective on 16K GPUs opens half a million of them, so each
+  // costs no heap block of its own. Connection c's flows are flows_[first_flow .. end_flow), a
+  // flow's route links_[first_link .. end_link), its fractions fractions_ from first_fraction
+  // (one per link) or, with kNoFractions, none (1 on every link).
+  static constexpr std::size_t kNoFractions = ~std::size_t{0};
+  struct OpenConnection {
+    std::size_t first_flow = 0, end_flow = 0;
+    sim::SimTime latency;
+  };
+  struct OpenFlow {
+    std::size_t first_link = 0, end_link = 0, first_fraction = kNoFractions;
+  };
+
   FlowSettler settler_;
   std::size_t link_count_ = 0;
   sim::SimTime lookahead_;
-  std::vector<Connection> connections_;
+  std::vector<OpenConnection> connections_;
+  std::vector<OpenFlow> flows_;
+  std::vector<LinkId> links_;
+  std::vector<double> fractions_;
   std::vector<FabricUser*> users_;
   std::vector<Carried> carried_;            // by transfer slot, reused once delivered
   std::vector<std::uint32_t> free_;         // slots free for reuse

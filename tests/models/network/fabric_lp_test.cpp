@@ -127,6 +127,39 @@ TEST_CASE("the fabric's lookahead is its smallest link latency") {
   auto fabric = three_links();
   CHECK_THROWS_AS(fabric->open(Connection{}), std::invalid_argument);
   CHECK_THROWS_AS(fabric->open(on_links({3}, 1000)), std::invalid_argument);
+  Connection spread = on_links({0, 1}, 1000);
+  spread.flows[0].fractions = {1.0};  // one fraction for two links
+  CHECK_THROWS_AS(fabric->open(spread), std::invalid_argument);
+}
+
+TEST_CASE("the fabric keeps its own copy of each connection: one Connection object may open many") {
+  // One object opened three times, changed in between: a plain route on link 1 (4 GB/s), two
+  // flows on links 0 and 2 (10 GB/s each, the bytes split between them), and a flow spread
+  // half and half over links 0 and 1. Each transfer of 8e6 bytes, sent at 0 on its own, moves
+  // as its connection was when it was opened.
+  fathom::sim::Simulation simulation(7);
+  auto fabric = three_links();
+  Connection c = on_links({1}, 2000);
+  const auto plain = fabric->open(c);
+  c.flows = {RoutedFlow{{0}, SimTime::from_ns(1000)}, RoutedFlow{{2}, SimTime::from_ns(1000)}};
+  c.latency = SimTime::from_ns(1000);
+  const auto split = fabric->open(c);
+  c.flows = {RoutedFlow{{0, 1}, SimTime::from_ns(1500), {0.5, 0.5}}};
+  c.latency = SimTime::from_ns(1500);
+  const auto spread = fabric->open(c);
+  c.flows.clear();
+  CHECK(fabric->connection_count() == 3);
+  Sender sender({{SimTime::zero(), plain, 8e6},
+                 {SimTime::from_ns(10'000'000), split, 8e6},
+                 {SimTime::from_ns(20'000'000), spread, 8e6}});
+  sender.user = fabric->add_user(sender);
+  simulation.add(std::move(fabric));
+  simulation.run({});
+  // 8e6 at 4 GB/s after 2 us; 4e6 on each 10 GB/s link after 1 us; 4e6 crossing the 4 GB/s link
+  // (the flow runs at 8 GB/s, half its bytes crossing each) after 1.5 us.
+  CHECK(sender.delivered[0].ns() == 2000 + 2'000'000);
+  CHECK(sender.delivered[1].ns() == 10'000'000 + 1000 + 400'000);
+  CHECK(sender.delivered[2].ns() == 20'000'000 + 1500 + 1'000'000);
 }
 
 TEST_CASE("a posted transfer moves after its connection's latency and is acknowledged one latency after") {
