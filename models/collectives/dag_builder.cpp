@@ -70,7 +70,7 @@ std::uint32_t Ports::index(VertexId src, VertexId dst) {
     const topo::VertexKind kind = topology_.vertex(v).kind;
     return kind == topo::VertexKind::kGpu || kind == topo::VertexKind::kNic;
   };
-  // Not kept in the router: a pair's ends are kept here, and a tree has half a million pairs.
+  // Not kept in the router: the ends are kept here, and the router keeps the flows' routes.
   std::vector<topo::LinkId>& route = route_;
   router_.route_into(src, dst, 0, route);
   Ends& e = ends_.emplace_back();

@@ -97,7 +97,7 @@ class Ports {
   const topo::Topology& topology_;
   std::unique_ptr<topo::Router> own_;
   topo::Router& router_;
-  // Half a million pairs on a 16K-GPU tree: their links sit in one array, not a block each.
+  // About 100,000 pairs on a 16K-GPU tree: their links sit in one array, not a block each.
   std::unordered_map<std::uint64_t, std::uint32_t> index_;
   std::vector<Ends> ends_;
   std::vector<topo::LinkId> links_;
