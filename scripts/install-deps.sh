@@ -8,6 +8,8 @@ packages=(
   libboost-graph-dev libeigen3-dev libyaml-cpp-dev libtbb-dev libcli11-dev doctest-dev libbenchmark-dev
   # sweeps across processes and machines: mpirun -n N fathom plan (docs/plan.md)
   libopenmpi-dev openmpi-bin
+  # compressed traces as they ship (`.swf.gz`, `.tar.gz`): sim/input/text_file.cpp
+  zlib1g-dev
   # notebooks/ and their test (tests/notebooks/run_notebook.sh): Debian's Jupyter, headless
   jupyter-nbconvert python3-nbconvert python3-nbclient python3-ipykernel jupyter-client
   python3-matplotlib python3-pandas python3-yaml

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace fathom::sim {
 
@@ -37,6 +38,17 @@ inline constexpr std::uint64_t kMaxTableBytes = std::uint64_t{1} << 30;
 // The whole text of `path`, with CRLF and lone CR line endings turned into LF; InputFileError
 // when it is not a regular file, is larger than `max_bytes`, or cannot be read.
 std::string read_text_file(const std::filesystem::path& path, std::uint64_t max_bytes);
+
+// The same for a file that may be gzip-compressed (a trace as its archive ships it, `.swf.gz`):
+// when it starts with gzip's magic bytes it is decompressed first, every member of it, and
+// `max_bytes` bounds the decompressed text too; InputFileError as above, or for a corrupt or
+// truncated stream.
+std::string read_text_file_or_gzip(const std::filesystem::path& path, std::uint64_t max_bytes);
+
+// The decompressed contents of gzip data (one or more members, as `gzip` writes and `cat` joins
+// them); InputFileError for data that is not gzip, is corrupt or truncated, or would inflate to
+// more than `max_bytes`.
+std::string gunzip(std::string_view data, std::uint64_t max_bytes);
 
 // `text` with CRLF and lone CR line endings turned into LF.
 std::string uniform_line_endings(std::string text);
