@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 
@@ -184,6 +185,9 @@ class CsvParser {
 JobCsvColumns itp_columns() { return {"job_id", "submission_time", "duration", "num_gpu", "", "", ""}; }
 
 JobCsvTrace parse_job_csv(const std::string& file, std::string_view text, const JobCsvColumns& columns) {
+  if (columns.submit.empty() || columns.run.empty() || columns.gpus.empty()) {
+    throw std::invalid_argument("parse_job_csv: the submit, run and gpus columns must be named");
+  }
   return CsvParser(file, text, columns).run();
 }
 

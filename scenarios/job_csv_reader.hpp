@@ -39,7 +39,8 @@ struct JobCsvTrace {
   std::vector<std::string> users, groups;  // by number
 };
 
-// Parses `text` (LF line endings; a final newline optional) named `file` in messages.
+// Parses `text` (LF line endings; a final newline optional) named `file` in messages. Throws
+// std::invalid_argument when `columns` leaves submit, run or gpus unnamed (a caller's mistake).
 JobCsvTrace parse_job_csv(const std::string& file, std::string_view text, const JobCsvColumns& columns);
 
 // The ITP archive's jobs: one member (`cluster04.csv`), or every `clusterNN.csv` in one queue

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "tests/support/text_mutations.hpp"
@@ -138,6 +139,13 @@ TEST_CASE("job CSV: named columns in any order, extra columns, users and groups 
   CHECK(t.jobs[2].line == 5);
   CHECK(t.jobs[2].user == 1);
   CHECK(t.jobs[2].group == 0);
+}
+
+TEST_CASE("job CSV: the columns a job needs must be named") {
+  JobCsvColumns columns = itp_columns();
+  columns.run.clear();
+  CHECK_THROWS_AS(parse_job_csv("j.csv", "job_id,submission_time,duration,num_gpu\na,1,2,3\n", columns),
+                  std::invalid_argument);
 }
 
 TEST_CASE("job CSV: what is wrong is said at its file, line and column") {
