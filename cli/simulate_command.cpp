@@ -10,6 +10,7 @@
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "cli/training_run.hpp"
+#include "report/jobs/jobs_report.hpp"
 #include "report/output_file.hpp"
 #include "report/traffic/csv_tables.hpp"
 #include "report/traffic/traffic_report.hpp"
@@ -25,6 +26,8 @@ struct SimulateOptions {
   std::string flows_out;
   std::string links_out;
   std::string link_timeline;
+  std::string jobs_out;
+  std::string timeline_out;
   TrainingOutputs training;
   std::string seed;      // --seed: overrides the scenario's
   unsigned threads = 1;  // --threads: traffic's independent fabric parts side by side
@@ -48,6 +51,34 @@ std::uint64_t parse_seed(const std::string& text) {
   return value;
 }
 
+// A jobs workload: the trace through the scheduler, the summary, and the files asked for.
+void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::steady_clock::time_point started) {
+  using report::is_stdout;
+  if (!o.training.trace.empty()) {
+    throw std::invalid_argument("--trace applies to training workloads; a jobs workload writes --timeline-out");
+  }
+  if (!o.flows_out.empty() || !o.links_out.empty() || !o.link_timeline.empty()) {
+    throw std::invalid_argument("--flows-out, --links-out and --link-timeline apply to traffic workloads");
+  }
+  const std::string json = o.training.json.empty() ? loaded.output_json : o.training.json;
+  const std::string json_flag = o.training.json.empty() ? loaded.file + ": output.json" : "--json";
+  const int to_stdout =
+      (is_stdout(json) ? 1 : 0) + (is_stdout(o.jobs_out) ? 1 : 0) + (is_stdout(o.timeline_out) ? 1 : 0);
+  if (to_stdout > 1) throw std::invalid_argument("only one of --json, --jobs-out and --timeline-out can be -");
+  Outputs outputs{{"-o", o.output}, {json_flag, json}, {"--jobs-out", o.jobs_out}, {"--timeline-out", o.timeline_out}};
+  const report::JobsReport r = report::evaluate_jobs(std::move(loaded));
+  const double wall_s = seconds_since(started);
+  note("simulated in " + std::to_string(wall_s) + " s");
+  outputs.report(o.output, to_stdout > 0, [&](std::FILE* out) { report::write_jobs_summary(out, r); });
+  if (!json.empty()) outputs.file(json, [&](std::ostream& out) { report::write_jobs_json(out, r); });
+  if (!o.jobs_out.empty()) outputs.file(o.jobs_out, [&](std::ostream& out) { report::write_jobs_csv(out, r); });
+  if (!o.timeline_out.empty()) {
+    outputs.file(o.timeline_out, [&](std::ostream& out) { report::write_cluster_timeline_csv(out, r); });
+  }
+  outputs.commit();
+  print_wall_clock(wall_s);
+}
+
 void run_simulate(const SimulateOptions& o) {
   using report::is_stdout;
   const auto started = std::chrono::steady_clock::now();
@@ -55,6 +86,13 @@ void run_simulate(const SimulateOptions& o) {
   if (!o.seed.empty()) loaded.seed = parse_seed(o.seed);
   note_loaded(loaded);
   note("loaded in " + std::to_string(seconds_since(started)) + " s");
+  if (loaded.workload == scenario::WorkloadKind::kJobs) {
+    run_jobs(std::move(loaded), o, started);
+    return;
+  }
+  if (!o.jobs_out.empty() || !o.timeline_out.empty()) {
+    throw std::invalid_argument("--jobs-out and --timeline-out apply to jobs workloads");
+  }
   if (loaded.workload == scenario::WorkloadKind::kTraining) {
     TrainingOutputs outputs = o.training;
     outputs.report = o.output;
@@ -72,7 +110,8 @@ void run_simulate(const SimulateOptions& o) {
     return;
   }
   if (!o.training.json.empty() || !o.training.trace.empty()) {
-    throw std::invalid_argument("--json and --trace apply to training workloads; use --flows-out and --links-out");
+    throw std::invalid_argument(
+        "--json and --trace apply to training and jobs workloads; use --flows-out and --links-out");
   }
   // With an output on standard output ("-") the human report moves to standard error.
   const int to_stdout =
@@ -116,7 +155,12 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--links-out", options->links_out, "write per-link bytes and utilisation (CSV)");
   cmd->add_option("--link-timeline", options->link_timeline,
                   "write every change of a link's load over time (CSV: time_s,link,bytes_per_s,utilisation)");
-  cmd->add_option("--json", options->training.json, "training: write the full report as JSON (docs/report.md)");
+  cmd->add_option("--jobs-out", options->jobs_out,
+                  "jobs: write one row per job (CSV: job, user, submit_s, start_s, end_s, wait_s, ...; docs/jobs.md)");
+  cmd->add_option("--timeline-out", options->timeline_out,
+                  "jobs: write the cluster after every change (CSV: time_s, busy_gpus, queued, running, ...)");
+  cmd->add_option("--json", options->training.json,
+                  "training, jobs: write the full report as JSON (docs/report.md, docs/jobs.md)");
   cmd->add_option("--trace", options->training.trace, "training: write a Chrome trace of one step (Perfetto)");
   cmd->add_option("--threads", options->threads,
                   "traffic: run the fabric's independent parts (docs/network.md) on this many threads; the output "

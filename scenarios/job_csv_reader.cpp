@@ -191,6 +191,18 @@ JobCsvTrace parse_job_csv(const std::string& file, std::string_view text, const 
   return CsvParser(file, text, columns).run();
 }
 
+JobCsvTrace read_job_csv(const std::string& path, const Location& named_at, const std::string& key,
+                         const JobCsvColumns& columns) {
+  std::string text;
+  try {
+    text = sim::read_text_file_or_gzip(path, sim::kMaxTableBytes);
+  } catch (const sim::InputFileError& e) {
+    throw ScenarioError(named_at, key, "a CSV file of jobs, plain or gzip (" + e.expected() + ")",
+                        quote_found(path) + ": " + e.found());
+  }
+  return parse_job_csv(path, sim::uniform_line_endings(std::move(text)), columns);
+}
+
 ItpTrace read_itp_archive(const std::string& path, const Location& named_at, const std::string& key,
                           const std::string& member, const Location& member_at, const std::string& member_key) {
   std::string archive;

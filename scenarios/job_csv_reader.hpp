@@ -43,6 +43,11 @@ struct JobCsvTrace {
 // std::invalid_argument when `columns` leaves submit, run or gpus unnamed (a caller's mistake).
 JobCsvTrace parse_job_csv(const std::string& file, std::string_view text, const JobCsvColumns& columns);
 
+// The same from a file, plain or gzip; a file that cannot be read is a ScenarioError at
+// `named_at` (`key`).
+JobCsvTrace read_job_csv(const std::string& path, const Location& named_at, const std::string& key,
+                         const JobCsvColumns& columns);
+
 // The ITP archive's jobs: one member (`cluster04.csv`), or every `clusterNN.csv` in one queue
 // ("all"), ordered by submit time, then member name, then row. `member_of[k]` is the member of
 // job k, by its index in `members`. An archive that cannot be read is a ScenarioError at

@@ -538,10 +538,16 @@ void read_output(Scenario& s, MapReader o) {
 void read_workload(Scenario& s, MapReader w) {
   note(s, w);
   if (auto v = w.find("kind")) note(s, *v);
-  const std::string kind = w.one_of("kind", {"traffic", "nccl-tests", "training"});
+  const std::string kind = w.one_of("kind", {"traffic", "nccl-tests", "training", "jobs"});
   if (kind == "nccl-tests") {
     s.workload = WorkloadKind::kNcclTests;
     read_nccl_tests(s, w);
+    w.finish();
+    return;
+  }
+  if (kind == "jobs") {
+    s.workload = WorkloadKind::kJobs;
+    read_jobs_workload(s.jobs, w, s.file, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, s.locations);
     w.finish();
     return;
   }
@@ -688,10 +694,15 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
                           "no workload.tokens", "add tokens: (e.g. 15e12) under workload");
     }
   }
-  if ((!s.output_json.empty() || !s.output_trace.empty()) && s.workload != WorkloadKind::kTraining) {
+  if (!s.output_trace.empty() && s.workload == WorkloadKind::kJobs) {
+    throw ScenarioError(s.locations.at("output.trace"), "output.trace", "output.json only, for a jobs workload",
+                        "output.trace", "write the jobs and the cluster's timeline with --jobs-out and --timeline-out");
+  }
+  if ((!s.output_json.empty() || !s.output_trace.empty()) && s.workload != WorkloadKind::kTraining &&
+      s.workload != WorkloadKind::kJobs) {
     const auto it = s.locations.find("output");
     throw ScenarioError(it != s.locations.end() ? it->second : Location{s.file, 0, 0}, "output",
-                        "output files only with workload kind: training", "an output section",
+                        "output files only with workload kind: training or jobs", "an output section",
                         "traffic scenarios write CSVs with --flows-out and --links-out");
   }
   return s;

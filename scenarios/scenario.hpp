@@ -7,7 +7,8 @@
 //   seed      the run's random seed (default 1)
 //   cluster   nodes, node (GPUs, NICs, NVLink, PCIe) and fabric (fat-tree, rail-optimised)
 //   workload  kind: traffic (generated patterns or a CSV of flows), or kind: nccl-tests
-//             (the collective sweep `fathom nccl-tests` runs)
+//             (the collective sweep `fathom nccl-tests` runs), kind: training (one step of a
+//             training job), or kind: jobs (a trace of jobs through a scheduler, docs/jobs.md)
 //   collectives  optional: alpha, launch, chunks and per-algorithm link efficiencies
 #pragma once
 
@@ -25,6 +26,7 @@
 #include "models/workloads/traffic/traffic_pattern.hpp"
 #include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
+#include "scenarios/jobs_workload.hpp"
 #include "scenarios/plan_section.hpp"
 #include "scenarios/report_section.hpp"
 #include "sim/time.hpp"
@@ -51,7 +53,7 @@ struct TrafficWorkload {
   EndpointKind endpoints = EndpointKind::kNic;
 };
 
-enum class WorkloadKind { kTraffic, kNcclTests, kTraining };
+enum class WorkloadKind { kTraffic, kNcclTests, kTraining, kJobs };
 
 // One go-live criterion of `expect:`, e.g. `mfu: ">= 0.40"` or `step_time: "<= 10s"`.
 struct Expectation {
@@ -97,6 +99,7 @@ struct Scenario {
   TrafficWorkload traffic;       // when workload is kTraffic
   NcclTestsWorkload nccl_tests;  // when workload is kNcclTests
   train::TrainingSpec training;  // when workload is kTraining
+  JobsWorkload jobs;             // when workload is kJobs
   // The accelerator: `hardware.accelerator`, else the catalog node's (cluster.node).
   hw::AcceleratorSpec accelerator;
   std::vector<Expectation> expectations;

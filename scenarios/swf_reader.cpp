@@ -75,16 +75,6 @@ std::optional<std::int64_t>* numeric_key(SwfHeader& h, std::string_view key) {
   return nullptr;
 }
 
-void count(std::vector<TraceTally>& tallies, const std::string& reason, const Location& where) {
-  for (TraceTally& t : tallies) {
-    if (t.reason == reason) {
-      ++t.count;
-      return;
-    }
-  }
-  tallies.push_back({reason, 1, where});
-}
-
 jobs::JobStatus status_of(double code) {
   if (code == 1) return jobs::JobStatus::kCompleted;
   if (code == 0) return jobs::JobStatus::kFailed;
@@ -210,15 +200,15 @@ class Parser {
     out_.records.push_back(r);
     const double requested = r[kSwfRequestedProcessors] > 0 ? r[kSwfRequestedProcessors] : r[kSwfAllocatedProcessors];
     if (requested <= 0) {
-      count(out_.skipped, "size unknown (fields 8 and 5)", at_field(kSwfAllocatedProcessors));
+      add_tally(out_.skipped, "size unknown (fields 8 and 5)", at_field(kSwfAllocatedProcessors));
       return;
     }
     if (submit < 0) {
-      count(out_.skipped, "submit time unknown (field 2)", at_field(kSwfSubmit));
+      add_tally(out_.skipped, "submit time unknown (field 2)", at_field(kSwfSubmit));
       return;
     }
     if (r[kSwfRun] < 0) {
-      count(out_.skipped, "run time unknown (field 4)", at_field(kSwfRun));
+      add_tally(out_.skipped, "run time unknown (field 4)", at_field(kSwfRun));
       return;
     }
     if (requested > 2147483647.0) {
@@ -287,24 +277,24 @@ class Parser {
       return Location{file_, e != nullptr ? e->line : 0, 1};
     };
     if (h.max_records && static_cast<std::int64_t>(out_.records.size()) != *h.max_records) {
-      count(out_.disagreements,
-            "MaxRecords is " + std::to_string(*h.max_records) + ", the file has " +
-                std::to_string(out_.records.size()) + " records",
-            header_line("MaxRecords"));
+      add_tally(out_.disagreements,
+                "MaxRecords is " + std::to_string(*h.max_records) + ", the file has " +
+                    std::to_string(out_.records.size()) + " records",
+                header_line("MaxRecords"));
     }
     for (const SwfRecord& r : out_.records) {
       const Location at{file_, r.line, 1};
       if (h.max_jobs && r[kSwfJob] > static_cast<double>(*h.max_jobs)) {
-        count(out_.disagreements, "job number above MaxJobs", at);
+        add_tally(out_.disagreements, "job number above MaxJobs", at);
       }
       if (const auto procs = h.machine_processors()) {
         const double p = std::max(r[kSwfRequestedProcessors], r[kSwfAllocatedProcessors]);
         if (p > static_cast<double>(*procs)) {
-          count(out_.disagreements, std::string("processors above ") + (h.max_procs ? "MaxProcs" : "MaxNodes"), at);
+          add_tally(out_.disagreements, std::string("processors above ") + (h.max_procs ? "MaxProcs" : "MaxNodes"), at);
         }
       }
       if (h.max_runtime_s && r[kSwfRun] > static_cast<double>(*h.max_runtime_s)) {
-        count(out_.disagreements, "run time above MaxRuntime", at);
+        add_tally(out_.disagreements, "run time above MaxRuntime", at);
       }
     }
   }
@@ -337,6 +327,16 @@ int SwfTrace::skipped_count() const {
   int n = 0;
   for (const TraceTally& t : skipped) n += t.count;
   return n;
+}
+
+void add_tally(std::vector<TraceTally>& tallies, const std::string& reason, const Location& where) {
+  for (TraceTally& t : tallies) {
+    if (t.reason == reason) {
+      ++t.count;
+      return;
+    }
+  }
+  tallies.push_back({reason, 1, where});
 }
 
 SwfTrace parse_swf(const std::string& file, std::string_view text) { return Parser(file, text).run(); }

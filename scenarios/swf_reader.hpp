@@ -86,6 +86,10 @@ struct TraceTally {
   Location first;
 };
 
+// Counts one more record left out for `reason`: a new tally, first seen `where`, or one more in
+// the tally that has that reason.
+void add_tally(std::vector<TraceTally>& tallies, const std::string& reason, const Location& where);
+
 struct SwfTrace {
   SwfHeader header;
   std::vector<SwfRecord> records;         // every record, in file order

@@ -1,0 +1,154 @@
+#include "models/workloads/jobs/job_cluster.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "sim/context.hpp"
+#include "sim/errors.hpp"
+#include "sim/logical_process.hpp"
+#include "sim/simulation.hpp"
+
+namespace fathom::jobs {
+
+namespace {
+
+enum Kind : sim::EventKind { kSubmit, kFinish, kDecide };
+// The decision runs after every arrival and end of its instant.
+constexpr std::uint8_t kAfterChanges = 1;
+
+class JobClusterLp final : public sim::LogicalProcess, private sched::SchedulingContext {
+ public:
+  JobClusterLp(std::span<const TraceJob> jobs, std::span<const sim::SimTime> estimates, const JobClusterSpec& spec)
+      : jobs_(jobs),
+        estimates_(estimates),
+        pool_(spec.gpus_per_node, spec.leaf_of_node),
+        placement_(spec.placement),
+        scheduler_(sched::make_scheduler(spec.scheduler)) {
+    run_.jobs.resize(jobs.size());
+    // At most one decision per arrival and one per end, and a share per job at least: reserved
+    // once rather than grown by copying.
+    run_.timeline.reserve(2 * jobs.size());
+    run_.shares.reserve(jobs.size());
+    run_.total_gpus = pool_.total_gpus();
+  }
+
+  JobClusterRun take() { return std::move(run_); }
+
+  void on_start(sim::Context& ctx) override {
+    if (!jobs_.empty()) ctx.send(ctx.self(), jobs_[0].submit, kSubmit, sim::Payload::of(std::uint32_t{0}));
+  }
+
+  void on_event(const sim::Event& event, sim::Context& ctx) override {
+    ctx_ = &ctx;
+    const auto job = event.payload.as<std::uint32_t>();
+    switch (event.kind) {
+      case kSubmit:
+        scheduler_->submit({job, jobs_[job].gpus, jobs_[job].submit, estimates_[job]});
+        if (job + 1 < jobs_.size()) {
+          ctx.send(ctx.self(), jobs_[job + 1].submit - ctx.now(), kSubmit, sim::Payload::of(job + 1));
+        }
+        request_decision(ctx);
+        break;
+      case kFinish:
+        finish(job);
+        request_decision(ctx);
+        break;
+      case kDecide:
+        decision_pending_ = false;
+        ++run_.decisions;
+        scheduler_->schedule(*this);
+        run_.timeline.push_back({ctx.now(), pool_.total_gpus() - pool_.total_free(), pool_.free_on_partial_nodes(),
+                                 static_cast<std::uint32_t>(scheduler_->queued()),
+                                 static_cast<std::uint32_t>(running_.size())});
+        break;
+      default:
+        throw sim::ModelError("job cluster: an event of unknown kind " + std::to_string(event.kind));
+    }
+  }
+
+ private:
+  void request_decision(sim::Context& ctx) {
+    if (decision_pending_) return;
+    decision_pending_ = true;
+    ctx.send(ctx.self(), sim::SimTime::zero(), kDecide, {}, kAfterChanges);
+  }
+
+  // SchedulingContext
+  sim::SimTime now() const override { return ctx_->now(); }
+  std::int64_t free_gpus() const override { return pool_.total_free(); }
+  const sched::RunningJobs& running() const override { return running_; }
+
+  bool start(const sched::QueuedJob& q) override {
+    const std::size_t first = run_.shares.size();
+    if (!place::place(placement_, pool_, q.gpus, run_.shares)) return false;
+    const std::span<const place::NodeShare> shares(run_.shares.data() + first, run_.shares.size() - first);
+    pool_.take(shares);
+    JobRun& r = run_.jobs[q.job];
+    r.start = now();
+    r.end = now() + jobs_[q.job].run;
+    r.first_share = static_cast<std::uint32_t>(first);
+    r.nodes = static_cast<std::int32_t>(shares.size());
+    r.leaves = place::leaves_spanned(pool_, shares);
+    running_.insert({sim::SimTime::saturating_add(r.start, q.estimate), q.job, q.gpus});
+    if (jobs_[q.job].run > q.estimate) ++run_.overran_estimate;
+    ctx_->send(ctx_->self(), jobs_[q.job].run, kFinish, sim::Payload::of(q.job));
+    return true;
+  }
+
+  void finish(std::uint32_t job) {
+    const JobRun& r = run_.jobs[job];
+    pool_.give(
+        std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
+    running_.erase({sim::SimTime::saturating_add(r.start, estimates_[job]), job, jobs_[job].gpus});
+  }
+
+  std::span<const TraceJob> jobs_;
+  std::span<const sim::SimTime> estimates_;
+  place::GpuPool pool_;
+  place::PlacementPolicy placement_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
+  sched::RunningJobs running_;
+  sim::Context* ctx_ = nullptr;
+  bool decision_pending_ = false;
+  JobClusterRun run_;
+};
+
+}  // namespace
+
+JobClusterRun run_job_cluster(std::span<const TraceJob> jobs, std::span<const sim::SimTime> estimates,
+                              const JobClusterSpec& spec, std::uint64_t seed) {
+  if (estimates.size() != jobs.size()) {
+    throw std::invalid_argument("run_job_cluster: " + std::to_string(estimates.size()) + " estimates for " +
+                                std::to_string(jobs.size()) + " jobs");
+  }
+  std::int64_t total = 0;
+  for (const std::int32_t g : spec.gpus_per_node) total += g;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const TraceJob& j = jobs[i];
+    const auto where = [&] {
+      return "run_job_cluster: job " + std::to_string(j.id) + " (line " + std::to_string(j.line) + ")";
+    };
+    if (j.gpus < 1 || j.gpus > total) {
+      throw std::invalid_argument(where() + " asks for " + std::to_string(j.gpus) + " GPUs of the cluster's " +
+                                  std::to_string(total));
+    }
+    if (j.submit < sim::SimTime::zero() || (i > 0 && j.submit < jobs[i - 1].submit)) {
+      throw std::invalid_argument(where() + " is submitted before time 0 or before the job ahead of it");
+    }
+    if (j.run < sim::SimTime::zero() || estimates[i] < sim::SimTime::zero()) {
+      throw std::invalid_argument(where() + " has a negative run time or estimate");
+    }
+  }
+  sim::Simulation simulation(seed);
+  auto lp = std::make_unique<JobClusterLp>(jobs, estimates, spec);
+  JobClusterLp* cluster = lp.get();
+  simulation.add(std::move(lp));
+  const sim::RunResult result = simulation.run({});
+  JobClusterRun run = cluster->take();
+  run.events = result.committed;
+  run.fingerprint = result.fingerprint;
+  return run;
+}
+
+}  // namespace fathom::jobs

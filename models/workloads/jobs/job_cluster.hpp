@@ -1,0 +1,64 @@
+// A cluster over time running a trace of opaque jobs: each asks for whole GPUs and runs for its
+// traced run time wherever it is placed. One logical process on the engine holds the cluster:
+// jobs arrive at their submit times, a scheduler (models/scheduling/) picks which waiting jobs
+// start whenever a job arrives or ends, a placement policy (models/placement/) picks their
+// nodes, and each job ends its run time later.
+//
+// All arrivals and ends at one instant are handled before the scheduler decides, once, so the
+// decision sees the cluster as it is at that instant, whatever the order of the events.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/placement/gpu_pool.hpp"
+#include "models/placement/placement.hpp"
+#include "models/scheduling/scheduler.hpp"
+#include "models/workloads/jobs/trace_job.hpp"
+#include "sim/time.hpp"
+
+namespace fathom::jobs {
+
+struct JobClusterSpec {
+  std::vector<std::int32_t> gpus_per_node;
+  std::vector<std::int32_t> leaf_of_node;  // a number per node; nodes with equal numbers share a leaf switch
+  sched::SchedulerSpec scheduler;
+  place::PlacementPolicy placement = place::PlacementPolicy::kFirstFit;
+};
+
+// What happened to one job.
+struct JobRun {
+  sim::SimTime start, end;
+  std::uint32_t first_share = 0;  // its shares are shares[first_share, first_share + nodes)
+  std::int32_t nodes = 0;
+  std::int32_t leaves = 0;  // leaf switches its nodes sit on
+};
+
+// The cluster after a decision: one sample per instant at which anything changed.
+struct ClusterSample {
+  sim::SimTime at;
+  std::int64_t busy_gpus = 0;
+  std::int64_t stranded_gpus = 0;  // free GPUs on nodes partly in use
+  std::uint32_t queued = 0;
+  std::uint32_t running = 0;
+};
+
+struct JobClusterRun {
+  std::vector<JobRun> jobs;              // by the index of the job in the input
+  std::vector<place::NodeShare> shares;  // every job's nodes, in the order the jobs started
+  std::vector<ClusterSample> timeline;   // in time order
+  std::int64_t total_gpus = 0;
+  std::uint64_t decisions = 0;         // instants at which the scheduler decided
+  std::uint64_t overran_estimate = 0;  // jobs that ran longer than their estimate
+  std::uint64_t events = 0;
+  std::uint64_t fingerprint = 0;  // the engine's: equal runs have equal fingerprints
+};
+
+// Runs `jobs` (in submit order, each asking for 1 to total GPUs) with the scheduler seeing
+// `estimates` (one per job) as their run times. Throws std::invalid_argument for jobs out of
+// order or out of size (the scenario loader refuses or drops them first, with their lines).
+JobClusterRun run_job_cluster(std::span<const TraceJob> jobs, std::span<const sim::SimTime> estimates,
+                              const JobClusterSpec& spec, std::uint64_t seed);
+
+}  // namespace fathom::jobs

@@ -1,0 +1,55 @@
+// `simulate` for a jobs workload: the trace's jobs through the scenario's scheduler and placement
+// on its cluster, and the figures a cluster operator reads from it (docs/jobs.md defines each):
+// waits, slowdowns, utilisation, the allocated share of the cluster while jobs wait.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <ostream>
+#include <vector>
+
+#include "models/workloads/jobs/job_cluster.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace fathom::report {
+
+// Bounded slowdown's floor on the run time (Feitelson et al., "Theory and practice in parallel
+// job scheduling", JSSPP 1997): a job of a few seconds that waits a minute is not 30x slow.
+inline constexpr double kBoundedSlowdownFloorS = 10.0;
+
+struct JobsSummary {
+  std::int64_t count = 0;
+  double makespan_s = 0;   // first submit to last end
+  double utilization = 0;  // GPU-seconds run / (GPUs x makespan)
+  double mean_wait_s = 0, p50_wait_s = 0, p90_wait_s = 0, p99_wait_s = 0, max_wait_s = 0;
+  double mean_bounded_slowdown = 0;
+  double mean_jct_s = 0;  // job completion time: submit to end
+  // Time-weighted share of the GPUs allocated while at least one job waited; -1 when no job
+  // ever waited (the question does not arise).
+  double allocation_ratio = -1;
+  double waiting_time_s = 0;  // how long at least one job waited, in all
+  std::uint32_t max_queued = 0;
+};
+
+struct JobsReport {
+  scenario::Scenario scenario;
+  jobs::JobClusterRun run;
+  JobsSummary summary;
+};
+
+// Runs the scenario's trace. A scenario whose workload is not jobs is bad input
+// (scenario::ScenarioError at workload.kind).
+JobsReport evaluate_jobs(scenario::Scenario scenario);
+
+// The figures, from a run (exposed for tests).
+JobsSummary summarize_jobs(const scenario::JobsWorkload& workload, const jobs::JobClusterRun& run);
+
+void write_jobs_summary(std::FILE* out, const JobsReport& report);
+// The JSON report: the scenario, the trace, the policy and the `jobs` figures (docs/report.md).
+void write_jobs_json(std::ostream& out, const JobsReport& report);
+// One row per job (--jobs-out).
+void write_jobs_csv(std::ostream& out, const JobsReport& report);
+// One row per instant at which the cluster changed (--timeline-out).
+void write_cluster_timeline_csv(std::ostream& out, const JobsReport& report);
+
+}  // namespace fathom::report

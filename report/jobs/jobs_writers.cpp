@@ -1,0 +1,225 @@
+// The jobs report's writers: terminal summary, JSON, per-job CSV, cluster timeline CSV.
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+
+#include "report/jobs/jobs_report.hpp"
+#include "report/terminal.hpp"
+#include "sim/output/json_writer.hpp"
+#include "sim/simulation.hpp"
+
+namespace fathom::report {
+
+namespace {
+
+// A time in seconds, exact: the nanoseconds as a decimal, trailing zeros dropped ("1.5", "86400").
+std::string secs(sim::SimTime t) {
+  std::int64_t ns = t.ns();
+  std::string sign;
+  if (ns < 0) {
+    sign = "-";
+    ns = -ns;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%" PRId64 ".%09" PRId64, ns / 1'000'000'000, ns % 1'000'000'000);
+  std::string text = buf;
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return sign + text;
+}
+
+std::string g(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", x);
+  return buf;
+}
+
+// Six significant digits, for the terminal.
+std::string g6(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+std::string policy_name(const scenario::JobsWorkload& w) {
+  return std::string(sched::order_name(w.scheduler.order)) + ", backfill " +
+         std::string(sched::backfill_name(w.scheduler.backfill)) + ", placement " +
+         std::string(place::placement_name(w.placement));
+}
+
+std::string_view format_name(scenario::TraceFormat f) {
+  switch (f) {
+    case scenario::TraceFormat::kSwf:
+      return "swf";
+    case scenario::TraceFormat::kItp:
+      return "itp";
+    case scenario::TraceFormat::kCsv:
+      return "csv";
+  }
+  return "?";
+}
+
+std::int64_t left_out_count(const scenario::JobsWorkload& w) {
+  std::int64_t n = 0;
+  for (const auto& t : w.left_out) n += t.count;
+  return n;
+}
+
+}  // namespace
+
+void write_jobs_summary(std::FILE* out, const JobsReport& report) {
+  const scenario::Scenario& s = report.scenario;
+  const scenario::JobsWorkload& w = s.jobs;
+  const JobsSummary& m = report.summary;
+  std::fprintf(out, "scenario: %s (seed %llu)\n", s.file.c_str(), static_cast<unsigned long long>(s.seed));
+  std::fprintf(out, "cluster:  %d nodes x %d GPUs = %lld GPUs\n", s.cluster.nodes, s.cluster.node.gpus,
+               static_cast<long long>(report.run.total_gpus));
+  std::fprintf(out, "workload: jobs, %lld of the trace's %lld (from job %lld, load x%g), %s\n",
+               static_cast<long long>(m.count), static_cast<long long>(w.trace_jobs),
+               static_cast<long long>(w.first_job), w.load, w.file.c_str());
+  for (const auto& t : w.left_out) {
+    std::fprintf(out, "          left out: %d %s (first at %s:%d)\n", t.count, t.reason.c_str(), t.first.file.c_str(),
+                 t.first.line);
+  }
+  std::fprintf(out, "policy:   %s; estimates: %s\n", policy_name(w).c_str(),
+               w.estimates == scenario::EstimateSource::kExact ? "exact run times" : "the trace's requested times");
+  if (w.without_estimate > 0) {
+    std::fprintf(out, "          %lld jobs have no requested time: their run time stands in\n",
+                 static_cast<long long>(w.without_estimate));
+  }
+  print_user_catalog_entries(out, s);
+  std::fprintf(out, "\n");
+  std::fprintf(out, "  makespan                 %s s (%.2f days)\n", g6(m.makespan_s).c_str(), m.makespan_s / 86400);
+  std::fprintf(out, "  utilisation              %.2f%% of GPU time over the makespan\n", 100 * m.utilization);
+  std::fprintf(out, "  wait                     mean %s s, p50 %s s, p90 %s s, p99 %s s, max %s s\n",
+               g6(m.mean_wait_s).c_str(), g6(m.p50_wait_s).c_str(), g6(m.p90_wait_s).c_str(), g6(m.p99_wait_s).c_str(),
+               g6(m.max_wait_s).c_str());
+  std::fprintf(out, "  bounded slowdown         mean %.4g (run times floored at %g s)\n", m.mean_bounded_slowdown,
+               kBoundedSlowdownFloorS);
+  std::fprintf(out, "  job completion time      mean %s s\n", g6(m.mean_jct_s).c_str());
+  if (m.allocation_ratio >= 0) {
+    std::fprintf(out, "  allocated while waiting  %.2f%% of GPUs, over the %s s some job waited\n",
+                 100 * m.allocation_ratio, g6(m.waiting_time_s).c_str());
+  } else {
+    std::fprintf(out, "  allocated while waiting  no job ever waited\n");
+  }
+  std::fprintf(out, "  queue                    at most %u jobs\n", m.max_queued);
+  if (report.run.overran_estimate > 0) {
+    std::fprintf(out, "  past their estimate      %llu jobs ran longer than they asked for\n",
+                 static_cast<unsigned long long>(report.run.overran_estimate));
+  }
+  std::fprintf(out, "  events                   %llu (%llu scheduling decisions)\n",
+               static_cast<unsigned long long>(report.run.events),
+               static_cast<unsigned long long>(report.run.decisions));
+  std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
+}
+
+void write_jobs_json(std::ostream& out, const JobsReport& report) {
+  const scenario::Scenario& s = report.scenario;
+  const scenario::JobsWorkload& w = s.jobs;
+  const JobsSummary& m = report.summary;
+  sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
+  j.begin_object();
+  j.member("fathom_version", FATHOM_VERSION);
+  j.key("scenario");
+  j.begin_object();
+  j.member("file", s.file);
+  j.member("seed", s.seed);
+  j.end_object();
+  j.key("cluster");
+  j.begin_object();
+  j.member("nodes", s.cluster.nodes);
+  j.member("gpus_per_node", s.cluster.node.gpus);
+  j.member("gpus", report.run.total_gpus);
+  j.end_object();
+  j.key("trace");
+  j.begin_object();
+  j.member("file", w.file);
+  j.member("format", format_name(w.format));
+  j.member("trace_jobs", w.trace_jobs);
+  j.member("first_job", w.first_job);
+  j.member("load", w.load);
+  j.member("window_offset_s", w.window_offset.to_seconds());
+  j.member("left_out", left_out_count(w));
+  j.key("left_out_by_reason");
+  j.begin_array();
+  for (const auto& t : w.left_out) {
+    j.begin_object();
+    j.member("reason", t.reason);
+    j.member("count", t.count);
+    j.member("first_line", t.first.line);
+    j.end_object();
+  }
+  j.end_array();
+  j.member("estimates", w.estimates == scenario::EstimateSource::kExact ? "exact" : "trace");
+  j.member("without_estimate", w.without_estimate);
+  j.end_object();
+  j.key("policy");
+  j.begin_object();
+  j.member("order", sched::order_name(w.scheduler.order));
+  j.member("backfill", sched::backfill_name(w.scheduler.backfill));
+  j.member("placement", place::placement_name(w.placement));
+  j.end_object();
+  j.key("jobs");
+  j.begin_object();
+  j.member("count", m.count);
+  j.member("utilization", m.utilization);
+  j.member("makespan_s", m.makespan_s);
+  j.member("mean_wait_s", m.mean_wait_s);
+  j.member("p50_wait_s", m.p50_wait_s);
+  j.member("p90_wait_s", m.p90_wait_s);
+  j.member("p99_wait_s", m.p99_wait_s);
+  j.member("max_wait_s", m.max_wait_s);
+  j.member("mean_bounded_slowdown", m.mean_bounded_slowdown);
+  j.member("mean_jct_s", m.mean_jct_s);
+  j.key("allocation_ratio");
+  if (m.allocation_ratio >= 0) {
+    j.value(m.allocation_ratio);
+  } else {
+    j.value(nullptr);
+  }
+  j.member("waiting_time_s", m.waiting_time_s);
+  j.member("max_queued", m.max_queued);
+  j.member("overran_estimate", report.run.overran_estimate);
+  j.end_object();
+  j.key("simulation");
+  j.begin_object();
+  j.member("events", report.run.events);
+  j.member("decisions", report.run.decisions);
+  j.member("fingerprint", sim::format_fingerprint(report.run.fingerprint));
+  j.end_object();
+  j.end_object();
+  out << '\n';
+}
+
+void write_jobs_csv(std::ostream& out, const JobsReport& report) {
+  const scenario::JobsWorkload& w = report.scenario.jobs;
+  out << "job,user,group,line,submit_s,start_s,end_s,wait_s,run_s,estimate_s,gpus,nodes,leaves,slowdown,"
+         "bounded_slowdown,preemptions,logged_wait_s\n";
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const jobs::TraceJob& job = w.jobs[i];
+    const jobs::JobRun& r = report.run.jobs[i];
+    const sim::SimTime wait = r.start - job.submit;
+    const double run_s = job.run.to_seconds();
+    const double response_s = (r.end - job.submit).to_seconds();
+    out << job.id << ',' << job.user << ',' << job.group << ',' << job.line << ',' << secs(job.submit) << ','
+        << secs(r.start) << ',' << secs(r.end) << ',' << secs(wait) << ',' << secs(job.run) << ','
+        << secs(w.job_estimates[i]) << ',' << job.gpus << ',' << r.nodes << ',' << r.leaves << ','
+        << (run_s > 0 ? g(response_s / run_s) : std::string()) << ','
+        << g(std::max(1.0, response_s / std::max(run_s, kBoundedSlowdownFloorS))) << ",0,"
+        << (job.logged_wait ? secs(*job.logged_wait) : std::string()) << '\n';
+  }
+}
+
+void write_cluster_timeline_csv(std::ostream& out, const JobsReport& report) {
+  const double total = static_cast<double>(report.run.total_gpus);
+  out << "time_s,busy_gpus,utilisation,queued,running,free_gpus,stranded_gpus,fragmentation\n";
+  for (const jobs::ClusterSample& c : report.run.timeline) {
+    const std::int64_t free = report.run.total_gpus - c.busy_gpus;
+    out << secs(c.at) << ',' << c.busy_gpus << ',' << g(static_cast<double>(c.busy_gpus) / total) << ',' << c.queued
+        << ',' << c.running << ',' << free << ',' << c.stranded_gpus << ','
+        << g(free > 0 ? static_cast<double>(c.stranded_gpus) / static_cast<double>(free) : 0.0) << '\n';
+  }
+}
+
+}  // namespace fathom::report

@@ -1,0 +1,65 @@
+// `workload: {kind: jobs}`: a trace of jobs run on the cluster by a scheduler and a placement
+// policy (docs/jobs.md). The loader reads the trace, takes the window the scenario names, scales
+// its arrival rate and applies the oversize policy, so that what reaches the model is a list of
+// jobs in submit order that all fit the cluster, with the scheduler's estimate of each.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/placement/placement.hpp"
+#include "models/scheduling/scheduler.hpp"
+#include "models/workloads/jobs/trace_job.hpp"
+#include "scenarios/errors.hpp"
+#include "scenarios/job_csv_reader.hpp"
+#include "scenarios/swf_reader.hpp"
+#include "sim/time.hpp"
+
+namespace fathom::scenario {
+
+class MapReader;
+
+enum class TraceFormat { kSwf, kItp, kCsv };
+enum class EstimateSource {
+  kTrace,  // the trace's requested times (a job without one: its run time, counted)
+  kExact,  // the run times themselves: a scheduler with perfect knowledge
+};
+enum class OversizePolicy {
+  kError,  // a job larger than the cluster stops the load at its line
+  kDrop,   // such jobs are left out, counted and reported
+};
+
+struct JobsWorkload {
+  // As the scenario wrote it.
+  TraceFormat format = TraceFormat::kSwf;
+  std::string file;            // resolved against the scenario's folder
+  std::string member = "all";  // itp: one clusterNN.csv, or all of them
+  JobCsvColumns columns;       // csv
+  std::int64_t first_job = 1;  // 1-based position of the window's first job among the trace's usable jobs
+  std::int64_t window = 0;     // jobs in the window; 0: to the end of the trace
+  double load = 1.0;           // arrival rate multiplier: inter-arrival times are divided by it
+  OversizePolicy oversize = OversizePolicy::kError;
+  EstimateSource estimates = EstimateSource::kTrace;
+  sched::SchedulerSpec scheduler;
+  place::PlacementPolicy placement = place::PlacementPolicy::kFirstFit;
+
+  // What the loader made of it.
+  std::vector<jobs::TraceJob> jobs;               // the window, in submit order, its first submit at time 0
+  std::vector<sim::SimTime> job_estimates;        // what the scheduler is told, one per job
+  std::int64_t trace_jobs = 0;                    // usable jobs in the whole trace
+  std::vector<TraceTally> left_out;               // the trace's records not simulated, by reason
+  std::int64_t without_estimate = 0;              // jobs whose estimate is their run time for want of one
+  std::optional<std::int64_t> logged_processors;  // SWF: the logged machine's size
+  sim::SimTime window_offset;                     // the window's first submit time in the trace's own clock
+};
+
+// Reads `workload` (kind: jobs) into `w`, resolving the trace file against `scenario_file`'s
+// folder and recording each key's location in `locations`. `cluster_gpus` is the cluster's
+// GPU count, for the oversize policy. Throws ScenarioError.
+void read_jobs_workload(JobsWorkload& w, MapReader& workload, const std::string& scenario_file,
+                        std::int64_t cluster_gpus, std::map<std::string, Location>& locations);
+
+}  // namespace fathom::scenario

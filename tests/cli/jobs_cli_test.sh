@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `fathom simulate` on jobs scenarios as a user runs it: the KTH log under EASY, its JSON `jobs`
+# section, the per-job and timeline CSVs, byte-identical outputs on a second run, --set of the
+# policy, and bad input: a trace job larger than the cluster (exit 2, the trace's file:line), a
+# flag of another workload kind, and no output touched when the run fails.
+set -uo pipefail
+build="$1"
+source_dir="$2"
+fathom="$build/fathom"
+kth="$source_dir/scenarios/examples/kth-sp2-easy.yaml"
+source "$(dirname "$0")/check.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+out=$("$fathom" simulate "$kth" --json "$tmp/a.json" --jobs-out "$tmp/a-jobs.csv" --timeline-out "$tmp/a-tl.csv" \
+  2>/dev/null); rc=$?
+check "the KTH scenario runs" test "$rc" -eq 0
+check "the report gives the waits" grep -qE '^  wait +mean' <<<"$out"
+check "the report names the record it left out" grep -q "left out: 1 size unknown" <<<"$out"
+check "the report ends with a fingerprint" grep -qE '^fingerprint=[0-9a-f]{16}$' <<<"$(tail -1 <<<"$out")"
+for key in count utilization makespan_s mean_wait_s p50_wait_s p90_wait_s p99_wait_s mean_bounded_slowdown \
+  mean_jct_s allocation_ratio; do
+  check "JSON jobs has $key" grep -q "\"$key\"" "$tmp/a.json"
+done
+check "JSON counts the jobs" grep -q '"count": 28475' "$tmp/a.json"
+check "the jobs CSV has a header and a row per job" test "$(wc -l <"$tmp/a-jobs.csv")" -eq 28476
+check "the jobs CSV header" grep -q '^job,user,group,line,submit_s,start_s,end_s,wait_s,run_s,estimate_s,gpus,nodes,leaves,slowdown,bounded_slowdown,preemptions,logged_wait_s$' "$tmp/a-jobs.csv"
+check "the timeline CSV header" grep -q '^time_s,busy_gpus,utilisation,queued,running,free_gpus,stranded_gpus,fragmentation$' "$tmp/a-tl.csv"
+# No job starts before it is submitted; no instant has more GPUs busy than the cluster's 100.
+check "no job starts before its submit time" awk -F, 'NR > 1 && $6 < $5 { bad = 1 } END { exit bad }' "$tmp/a-jobs.csv"
+check "never more than 100 GPUs busy" awk -F, 'NR > 1 && $2 > 100 { bad = 1 } END { exit bad }' "$tmp/a-tl.csv"
+"$fathom" simulate "$kth" --json "$tmp/b.json" --jobs-out "$tmp/b-jobs.csv" --timeline-out "$tmp/b-tl.csv" \
+  >/dev/null 2>&1
+check "JSON is byte-identical on a second run" cmp -s "$tmp/a.json" "$tmp/b.json"
+check "the jobs CSV is byte-identical on a second run" cmp -s "$tmp/a-jobs.csv" "$tmp/b-jobs.csv"
+check "the timeline is byte-identical on a second run" cmp -s "$tmp/a-tl.csv" "$tmp/b-tl.csv"
+
+"$fathom" simulate "$kth" --set workload.scheduler.backfill=none --json "$tmp/none.json" >/dev/null 2>&1
+check "--set changes the policy" grep -q '"backfill": "none"' "$tmp/none.json"
+mean() { grep -oE '"mean_wait_s": [0-9.e+]+' "$1" | awk '{print $2}'; }
+check "without backfilling the mean wait is longer" awk -v a="$(mean "$tmp/none.json")" -v b="$(mean "$tmp/a.json")" \
+  'BEGIN { exit !(a > b) }'
+
+echo "untouched" >"$tmp/keep.json"
+err=$("$fathom" simulate "$kth" --set cluster.nodes=50 --json "$tmp/keep.json" 2>&1 >/dev/null); rc=$?
+check "a job larger than the cluster exits 2" test "$rc" -eq 2
+check "the error names the trace's file and line" grep -qE 'KTH-SP2-1996-2.1-cln.swf.gz:[0-9]+:1: workload.trace.file: expected jobs of at most the cluster.s 50 GPUs' <<<"$err"
+check "the error says how to drop them" grep -q "oversize: drop" <<<"$err"
+check "a failed run leaves the output untouched" grep -q untouched "$tmp/keep.json"
+out=$("$fathom" simulate "$kth" --set cluster.nodes=50 --set workload.trace.oversize=drop 2>/dev/null); rc=$?
+check "oversize: drop runs and counts what it dropped" grep -qE "left out: [0-9]+ larger than the cluster's 50 GPUs" <<<"$out"
+err=$("$fathom" simulate "$kth" --flows-out "$tmp/f.csv" 2>&1 >/dev/null); rc=$?
+check "a traffic flag on a jobs workload is refused" test "$rc" -ne 0 -a ! -e "$tmp/f.csv"
+check "the refusal says why" grep -q "apply to traffic workloads" <<<"$err"
+pilot="$source_dir/scenarios/examples/pilot-16-nodes.yaml"
+err=$("$fathom" simulate "$pilot" --jobs-out "$tmp/j.csv" 2>&1 >/dev/null); rc=$?
+check "a jobs flag on a training workload is refused" test "$rc" -ne 0 -a ! -e "$tmp/j.csv"
+
+exit $((failures > 0))
