@@ -60,6 +60,11 @@ void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::
   if (!o.flows_out.empty() || !o.links_out.empty() || !o.link_timeline.empty()) {
     throw std::invalid_argument("--flows-out, --links-out and --link-timeline apply to traffic workloads");
   }
+  if (loaded.jobs.is_packing() && (!o.jobs_out.empty() || !o.timeline_out.empty())) {
+    throw std::invalid_argument(
+        "--jobs-out and --timeline-out: the packing experiment (format: alibaba) runs no jobs over time; its "
+        "allocation curve is in the JSON report (--json)");
+  }
   const std::string json = o.training.json.empty() ? loaded.output_json : o.training.json;
   const std::string json_flag = o.training.json.empty() ? loaded.file + ": output.json" : "--json";
   const int to_stdout =

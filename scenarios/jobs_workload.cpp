@@ -1,5 +1,6 @@
 #include "scenarios/jobs_workload.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <utility>
@@ -39,21 +40,83 @@ JobCsvColumns read_columns(MapReader c) {
   return columns;
 }
 
+// `fill`: "130%" or 1.3, a positive fraction of the cluster's GPUs (above 1 allowed).
+double read_fill(const ValueReader& v) {
+  constexpr std::string_view kWhat = "a positive share of the cluster's GPUs, such as 130% or 1.3";
+  std::string text = v.as<std::string>(kWhat);
+  const bool percent = !text.empty() && text.back() == '%';
+  if (percent) text.pop_back();
+  double x = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), x, std::chars_format::fixed);
+  if (text.empty() || ec != std::errc() || p != text.data() + text.size() || !(x > 0) || !std::isfinite(x)) {
+    v.fail(std::string(kWhat));
+  }
+  return percent ? x / 100 : x;
+}
+
+// format: alibaba, the packing experiment: the pod list, the node list (which must be the
+// cluster's nodes), the fill level and the placement policy.
+void read_packing(JobsWorkload& w, MapReader& m, MapReader& t, const ValueReader& file,
+                  const std::string& scenario_file, int cluster_nodes, Reader& r) {
+  const ValueReader nodes = t.value("nodes", "the node list (a CSV: sn,cpu_milli,memory_mib,gpu,model)");
+  r.note(nodes);
+  w.nodes_file = resolve(scenario_file, nodes.as<std::string>("a file path"));
+  for (auto key : {"member", "columns", "first_job", "jobs", "load", "oversize"}) {
+    t.forbid(key, "not with format: alibaba (the packing experiment draws from every pod)");
+  }
+  t.finish();
+  const ValueReader fill = m.value("fill", "how much GPU demand arrives, such as 130% (the packing experiment)");
+  r.note(fill);
+  w.fill = read_fill(fill);
+  for (auto key : {"estimates", "scheduler"}) {
+    m.forbid(key, "not with format: alibaba (the packing experiment places every task as it arrives)");
+  }
+  r.find(m, "placement");
+  const std::string policy = m.one_of("placement", {"first-fit", "best-fit", "random", "packing", "fgd"}, "first-fit");
+  w.share_policy = policy == "best-fit"  ? place::SharePolicy::kBestFit
+                   : policy == "random"  ? place::SharePolicy::kRandom
+                   : policy == "packing" ? place::SharePolicy::kPacking
+                   : policy == "fgd"     ? place::SharePolicy::kFgd
+                                         : place::SharePolicy::kFirstFit;
+  w.share_tasks = read_alibaba_pods(w.file, file.location(), t.path() + ".file");
+  w.share_nodes = read_alibaba_nodes(w.nodes_file, nodes.location(), t.path() + ".nodes");
+  w.trace_jobs = static_cast<std::int64_t>(w.share_tasks.size());
+  if (static_cast<std::size_t>(cluster_nodes) != w.share_nodes.nodes.size()) {
+    throw ScenarioError(nodes.location(), t.path() + ".nodes",
+                        "a node list of the cluster's " + std::to_string(cluster_nodes) + " nodes",
+                        std::to_string(w.share_nodes.nodes.size()) + " nodes",
+                        "set cluster.nodes to the list's count: its rows give each node's GPUs, CPU and memory");
+  }
+}
+
 }  // namespace
 
-void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenario_file, std::int64_t cluster_gpus,
-                        std::map<std::string, Location>& locations) {
+std::string resolve(const std::string& scenario_file, const std::string& written) {
+  std::filesystem::path path = written;
+  if (path.is_relative()) path = std::filesystem::path(scenario_file).parent_path() / path;
+  return path.lexically_normal().string();
+}
+
+void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenario_file, int cluster_nodes,
+                        std::int64_t cluster_gpus, std::map<std::string, Location>& locations) {
   Reader r(locations);
   MapReader t = m.child("trace");
   r.note(t);
   const ValueReader file = t.value("file", "a job trace file, relative to the scenario's folder");
   r.note(file);
-  std::filesystem::path path = file.as<std::string>("a file path");
-  if (path.is_relative()) path = std::filesystem::path(scenario_file).parent_path() / path;
-  w.file = path.lexically_normal().string();
+  w.file = resolve(scenario_file, file.as<std::string>("a file path"));
   r.find(t, "format");
-  const std::string format = t.one_of("format", {"swf", "itp", "csv"});
-  w.format = format == "swf" ? TraceFormat::kSwf : format == "itp" ? TraceFormat::kItp : TraceFormat::kCsv;
+  const std::string format = t.one_of("format", {"swf", "itp", "csv", "alibaba"});
+  w.format = format == "swf"   ? TraceFormat::kSwf
+             : format == "itp" ? TraceFormat::kItp
+             : format == "csv" ? TraceFormat::kCsv
+                               : TraceFormat::kAlibaba;
+  if (w.format == TraceFormat::kAlibaba) {
+    read_packing(w, m, t, file, scenario_file, cluster_nodes, r);
+    return;
+  }
+  t.forbid("nodes", "only with format: alibaba");
+  m.forbid("fill", "only with format: alibaba (the packing experiment)");
   std::optional<ValueReader> member;
   if (w.format == TraceFormat::kItp) {
     member = r.find(t, "member");
@@ -95,7 +158,13 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
                          : backfill == "easy" ? sched::Backfill::kEasy
                                               : sched::Backfill::kConservative;
   s.finish();
-  r.find(m, "placement");
+  if (const auto v = r.find(m, "placement"); v && v->is_scalar()) {
+    const std::string& x = v->node().Scalar();
+    if (x == "random" || x == "packing" || x == "fgd") {
+      m.fail("placement", "first-fit or best-fit",
+             "random, packing and fgd place shares of GPUs: only with format: alibaba");
+    }
+  }
   w.placement = m.one_of("placement", {"first-fit", "best-fit"}, "first-fit") == "best-fit"
                     ? place::PlacementPolicy::kBestFit
                     : place::PlacementPolicy::kFirstFit;
@@ -118,6 +187,8 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
     }
     case TraceFormat::kCsv:
       all = read_job_csv(w.file, file.location(), file_key, w.columns).jobs;
+      break;
+    case TraceFormat::kAlibaba:  // read by read_packing
       break;
   }
   w.trace_jobs = static_cast<std::int64_t>(all.size());

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "models/placement/placement.hpp"
+#include "models/placement/share_placement.hpp"
 #include "models/scheduling/scheduler.hpp"
 #include "models/workloads/jobs/trace_job.hpp"
+#include "scenarios/alibaba_reader.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/job_csv_reader.hpp"
 #include "scenarios/swf_reader.hpp"
@@ -22,7 +24,7 @@ namespace fathom::scenario {
 
 class MapReader;
 
-enum class TraceFormat { kSwf, kItp, kCsv };
+enum class TraceFormat { kSwf, kItp, kCsv, kAlibaba };
 enum class EstimateSource {
   kTrace,  // the trace's requested times (a job without one: its run time, counted)
   kExact,  // the run times themselves: a scheduler with perfect knowledge
@@ -45,6 +47,10 @@ struct JobsWorkload {
   EstimateSource estimates = EstimateSource::kTrace;
   sched::SchedulerSpec scheduler;
   place::PlacementPolicy placement = place::PlacementPolicy::kFirstFit;
+  // alibaba: the packing experiment (jobs::run_packing) instead of a run over time.
+  std::string nodes_file;  // the node list, resolved
+  double fill = 0;         // arrived GPU demand at which arrivals stop, as a fraction of the cluster's GPUs
+  place::SharePolicy share_policy = place::SharePolicy::kFirstFit;
 
   // What the loader made of it.
   std::vector<jobs::TraceJob> jobs;               // the window, in submit order, its first submit at time 0
@@ -54,12 +60,19 @@ struct JobsWorkload {
   std::int64_t without_estimate = 0;              // jobs whose estimate is their run time for want of one
   std::optional<std::int64_t> logged_processors;  // SWF: the logged machine's size
   sim::SimTime window_offset;                     // the window's first submit time in the trace's own clock
+  std::vector<jobs::ShareTask> share_tasks;       // alibaba: the pods, every one
+  AlibabaNodes share_nodes;                       // alibaba: the node list
+
+  bool is_packing() const { return format == TraceFormat::kAlibaba; }
 };
 
+// `written`, a path in the scenario, resolved against the scenario file's folder.
+std::string resolve(const std::string& scenario_file, const std::string& written);
+
 // Reads `workload` (kind: jobs) into `w`, resolving the trace file against `scenario_file`'s
-// folder and recording each key's location in `locations`. `cluster_gpus` is the cluster's
-// GPU count, for the oversize policy. Throws ScenarioError.
-void read_jobs_workload(JobsWorkload& w, MapReader& workload, const std::string& scenario_file,
+// folder and recording each key's location in `locations`. `cluster_nodes` and `cluster_gpus`
+// are the cluster's, for the oversize policy and the node list. Throws ScenarioError.
+void read_jobs_workload(JobsWorkload& w, MapReader& workload, const std::string& scenario_file, int cluster_nodes,
                         std::int64_t cluster_gpus, std::map<std::string, Location>& locations);
 
 }  // namespace fathom::scenario

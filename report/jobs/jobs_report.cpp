@@ -83,6 +83,11 @@ JobsReport evaluate_jobs(scenario::Scenario scenario) {
   JobsReport report;
   report.scenario = std::move(scenario);
   const scenario::Scenario& s = report.scenario;
+  if (s.jobs.is_packing()) {
+    report.packing =
+        jobs::run_packing(s.jobs.share_nodes.nodes, s.jobs.share_tasks, {s.jobs.fill, s.jobs.share_policy, s.seed});
+    return report;
+  }
   jobs::JobClusterSpec spec;
   spec.gpus_per_node.assign(static_cast<std::size_t>(s.cluster.nodes), s.cluster.node.gpus);
   spec.leaf_of_node = leaf_of_nodes(s.cluster);

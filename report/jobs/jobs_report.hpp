@@ -5,11 +5,17 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <vector>
 
 #include "models/workloads/jobs/job_cluster.hpp"
+#include "models/workloads/jobs/packing_experiment.hpp"
 #include "scenarios/scenario.hpp"
+
+namespace fathom::sim {
+class JsonWriter;
+}  // namespace fathom::sim
 
 namespace fathom::report {
 
@@ -33,8 +39,9 @@ struct JobsSummary {
 
 struct JobsReport {
   scenario::Scenario scenario;
-  jobs::JobClusterRun run;
+  jobs::JobClusterRun run;  // a trace run over time
   JobsSummary summary;
+  std::optional<jobs::PackingRun> packing;  // format: alibaba, the packing experiment instead
 };
 
 // Runs the scenario's trace. A scenario whose workload is not jobs is bad input
@@ -47,6 +54,11 @@ JobsSummary summarize_jobs(const scenario::JobsWorkload& workload, const jobs::J
 void write_jobs_summary(std::FILE* out, const JobsReport& report);
 // The JSON report: the scenario, the trace, the policy and the `jobs` figures (docs/report.md).
 void write_jobs_json(std::ostream& out, const JobsReport& report);
+// Opens the report's JSON object and writes its first members: fathom's version and the scenario.
+void begin_jobs_json(sim::JsonWriter& j, const scenario::Scenario& s);
+// The packing experiment's parts of the two above (packing_writers.cpp).
+void write_packing_summary(std::FILE* out, const JobsReport& report);
+void write_packing_json(std::ostream& out, const JobsReport& report);
 // One row per job (--jobs-out).
 void write_jobs_csv(std::ostream& out, const JobsReport& report);
 // One row per instant at which the cluster changed (--timeline-out).

@@ -55,6 +55,8 @@ std::string_view format_name(scenario::TraceFormat f) {
       return "itp";
     case scenario::TraceFormat::kCsv:
       return "csv";
+    case scenario::TraceFormat::kAlibaba:
+      return "alibaba";
   }
   return "?";
 }
@@ -68,6 +70,10 @@ std::int64_t left_out_count(const scenario::JobsWorkload& w) {
 }  // namespace
 
 void write_jobs_summary(std::FILE* out, const JobsReport& report) {
+  if (report.packing) {
+    write_packing_summary(out, report);
+    return;
+  }
   const scenario::Scenario& s = report.scenario;
   const scenario::JobsWorkload& w = s.jobs;
   const JobsSummary& m = report.summary;
@@ -114,11 +120,7 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
 }
 
-void write_jobs_json(std::ostream& out, const JobsReport& report) {
-  const scenario::Scenario& s = report.scenario;
-  const scenario::JobsWorkload& w = s.jobs;
-  const JobsSummary& m = report.summary;
-  sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
+void begin_jobs_json(sim::JsonWriter& j, const scenario::Scenario& s) {
   j.begin_object();
   j.member("fathom_version", FATHOM_VERSION);
   j.key("scenario");
@@ -126,6 +128,18 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
   j.member("file", s.file);
   j.member("seed", s.seed);
   j.end_object();
+}
+
+void write_jobs_json(std::ostream& out, const JobsReport& report) {
+  if (report.packing) {
+    write_packing_json(out, report);
+    return;
+  }
+  const scenario::Scenario& s = report.scenario;
+  const scenario::JobsWorkload& w = s.jobs;
+  const JobsSummary& m = report.summary;
+  sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
+  begin_jobs_json(j, s);
   j.key("cluster");
   j.begin_object();
   j.member("nodes", s.cluster.nodes);

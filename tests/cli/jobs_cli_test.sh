@@ -56,4 +56,18 @@ pilot="$source_dir/scenarios/examples/pilot-16-nodes.yaml"
 err=$("$fathom" simulate "$pilot" --jobs-out "$tmp/j.csv" 2>&1 >/dev/null); rc=$?
 check "a jobs flag on a training workload is refused" test "$rc" -ne 0 -a ! -e "$tmp/j.csv"
 
+alibaba="$source_dir/scenarios/examples/alibaba-packing.yaml"
+out=$("$fathom" simulate "$alibaba" --set workload.placement=packing --json "$tmp/p.json" 2>/dev/null); rc=$?
+check "the packing experiment runs" test "$rc" -eq 0
+check "its report gives the allocation at 100%" grep -qE '^  allocated at 100% +9[0-9]\.[0-9]+% of the GPUs' <<<"$out"
+for key in allocation_ratio_at_100 allocation_ratio allocation_curve fragmentation failed; do
+  check "its JSON has $key" grep -q "\"$key\"" "$tmp/p.json"
+done
+err=$("$fathom" simulate "$alibaba" --jobs-out "$tmp/pj.csv" 2>&1 >/dev/null); rc=$?
+check "--jobs-out is refused for the packing experiment" test "$rc" -ne 0 -a ! -e "$tmp/pj.csv"
+err=$("$fathom" simulate "$alibaba" --set cluster.nodes=1000 2>&1 >/dev/null); rc=$?
+check "a node list that is not the cluster's is refused" grep -q "expected a node list of the cluster's 1000 nodes" <<<"$err"
+err=$("$fathom" simulate "$kth" --set workload.placement=fgd 2>&1 >/dev/null); rc=$?
+check "fgd is refused for whole-GPU traces" grep -q "only with format: alibaba" <<<"$err"
+
 exit $((failures > 0))

@@ -142,3 +142,41 @@ TEST_CASE("jobs workload: a CSV trace with the scenario's column names") {
       scenario_text(8, "    file: " + csv + "\n    format: csv\n    columns: {submit: arrive, run: secs}\n"));
   CHECK(e.key_path() == "workload.trace.columns.gpus");
 }
+
+TEST_CASE("jobs workload: the packing experiment's keys") {
+  const std::string folder = std::string(FATHOM_SOURCE_DIR) + "/data/traces/alibaba-gpu-v2023/";
+  const std::string trace = "    file: " + folder +
+                            "openb_pod_list_default.csv\n    format: alibaba\n    nodes: " + folder +
+                            "openb_node_list_gpu_node.csv\n";
+  const scenario::Scenario s = load(scenario_text(1213, trace, "  fill: 130%\n  placement: fgd\n"));
+  const scenario::JobsWorkload& w = s.jobs;
+  CHECK(w.is_packing());
+  CHECK(w.fill == doctest::Approx(1.3));
+  CHECK(w.share_policy == place::SharePolicy::kFgd);
+  CHECK(w.share_tasks.size() == 8'152);
+  CHECK(w.share_nodes.nodes.size() == 1'213);
+  CHECK(load(scenario_text(1213, trace, "  fill: 0.5\n")).jobs.fill == 0.5);
+  struct Case {
+    std::string trace, rest, key, expected_part;
+  };
+  const Case cases[] = {
+      {trace, "", "workload.fill", "such as 130%"},
+      {trace, "  fill: -10%\n", "workload.fill", "positive share"},
+      {trace, "  fill: lots\n", "workload.fill", "positive share"},
+      {trace + "    jobs: 100\n", "  fill: 130%\n", "workload.trace.jobs", "not with format: alibaba"},
+      {trace, "  fill: 130%\n  scheduler: {backfill: easy}\n", "workload.scheduler", "not with format: alibaba"},
+      {trace, "  fill: 130%\n  placement: tetris\n", "workload.placement", "fgd"},
+      {"    file: " + folder + "openb_pod_list_default.csv\n    format: alibaba\n", "  fill: 130%\n",
+       "workload.trace.nodes", "node list"},
+      {"    file: " + kLublin + "\n    format: swf\n", "  fill: 130%\n", "workload.fill", "only with format: alibaba"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.trace + c.rest);
+    const auto e = load_error(scenario_text(1213, c.trace, c.rest));
+    CHECK(e.key_path() == c.key);
+    CHECK(std::string(e.what()).find(c.expected_part) != std::string::npos);
+  }
+  const auto e = load_error(scenario_text(64, trace, "  fill: 130%\n"));
+  CHECK(e.key_path() == "workload.trace.nodes");
+  CHECK(e.expected() == "a node list of the cluster's 64 nodes");
+}
