@@ -38,6 +38,7 @@ void write_packing_summary(std::FILE* out, const JobsReport& report) {
   }
   std::fprintf(out, "  allocated at the end     %s of the GPUs, with %s asked for\n",
                percent(p.allocated_at_end).c_str(), percent(p.arrived_at_end).c_str());
+  std::fprintf(out, "  CPU allocated at the end %s of the cores\n", percent(p.cpu_allocated_at_end).c_str());
   std::fprintf(out, "  fragmentation at the end %s of the GPUs (against the trace's task mix)\n",
                percent(p.fragmentation_at_end).c_str());
 }
@@ -81,6 +82,7 @@ void write_packing_json(std::ostream& out, const JobsReport& report) {
   j.member("allocation_ratio", p.allocated_at_end);
   j.member("arrived_ratio", p.arrived_at_end);
   j.member("fragmentation", p.fragmentation_at_end);
+  j.member("cpu_allocation_ratio", p.cpu_allocated_at_end);
   j.key("allocation_curve");
   j.begin_array();
   for (const jobs::AllocationPoint& c : p.curve) {

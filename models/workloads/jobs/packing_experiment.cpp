@@ -56,8 +56,13 @@ PackingRun run_packing(std::vector<place::ShareNodeSpec> nodes, std::span<const 
   if (run.curve.empty() || run.curve.back().arrived != run.arrived_at_end) {
     run.curve.push_back({run.arrived_at_end, run.allocated_at_end});
   }
-  double fragmented = 0;
-  for (std::int32_t n = 0; n < pool.nodes(); ++n) fragmented += pool.fragmentation(n, mix);
+  double fragmented = 0, cpu_total = 0, cpu_free = 0;
+  for (std::int32_t n = 0; n < pool.nodes(); ++n) {
+    fragmented += pool.fragmentation(n, mix);
+    cpu_total += static_cast<double>(pool.spec(n).cpu_milli);
+    cpu_free += static_cast<double>(pool.cpu_free(n));
+  }
+  run.cpu_allocated_at_end = cpu_total > 0 ? 1 - cpu_free / cpu_total : 0;
   run.fragmentation_at_end = fragmented / total;
   return run;
 }

@@ -35,6 +35,7 @@ struct PackingRun {
   double allocated_at_100 = -1;       // allocation when the arrived demand first reached 100% (-1: fill < 1)
   double allocated_at_end = 0;
   double arrived_at_end = 0;
+  double cpu_allocated_at_end = 0;  // CPU allocated / the cluster's CPU: the limit when it nears 1
   double fragmentation_at_end = 0;  // the nodes' fragmentation against the trace's mix / cluster GPUs
   std::int64_t total_gpu_milli = 0;
 };
