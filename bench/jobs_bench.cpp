@@ -1,7 +1,8 @@
 // How the job cluster's cost grows with the trace: synthetic traces of n jobs on 16,384 GPUs
 // (2,048 nodes of 8), n from 125,000 to 1,000,000, under EASY backfilling with first-fit placement.
-// Arrivals are Poisson; sizes are 1, 2, 4 or 8 GPUs (70/10/10/5%) or 16 to 256 GPUs in powers of
-// two (5%); run times are log-uniform from 1 minute to 1 day; the arrival rate is set for an
+// The trace comes from jobs::generate_jobs: arrivals are Poisson; sizes are 1, 2, 4 or 8 GPUs
+// (70/10/10/5%) or 16 to 256 GPUs in powers of two (1% each); run times are log-uniform from 1
+// minute to 1 day, in whole seconds; the arrival rate is set for an
 // offered load of `--load` of the GPUs, so the queue stays bounded and each job should cost the
 // same: wall time / (n log2 n) should not grow with n. Each size is timed `--repeats` times,
 // interleaved, and the median is kept.
@@ -16,7 +17,7 @@
 #include <vector>
 
 #include "models/workloads/jobs/job_cluster.hpp"
-#include "sim/random.hpp"
+#include "models/workloads/jobs/job_generator.hpp"
 
 using namespace fathom;
 
@@ -25,25 +26,15 @@ namespace {
 constexpr int kNodes = 2048, kGpusPerNode = 8;
 
 std::vector<jobs::TraceJob> synthetic_trace(std::size_t n, double load, std::uint64_t seed) {
-  sim::RandomStream rng(seed, 0);
-  const double min_run = 60, max_run = 86400;
-  // Mean GPUs per job and mean run time, to set the arrival rate for the offered load.
-  const double mean_gpus = 0.70 * 1 + 0.10 * 2 + 0.10 * 4 + 0.05 * 8 + 0.05 * (16 + 32 + 64 + 128 + 256) / 5.0;
-  const double mean_run = (max_run - min_run) / std::log(max_run / min_run);
-  const double rate = load * kNodes * kGpusPerNode / (mean_gpus * mean_run);
-  std::vector<jobs::TraceJob> trace(n);
-  double t = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    t += rng.exponential(1 / rate);
-    const double u = rng.uniform01();
-    std::int32_t gpus = u < 0.70 ? 1 : u < 0.80 ? 2 : u < 0.90 ? 4 : u < 0.95 ? 8 : 16 << rng.uniform_below(5);
-    jobs::TraceJob& j = trace[i];
-    j.id = static_cast<std::int64_t>(i + 1);
-    j.submit = sim::SimTime::from_seconds(std::floor(t));
-    j.gpus = gpus;
-    j.run = sim::SimTime::from_seconds(std::floor(min_run * std::exp(rng.uniform01() * std::log(max_run / min_run))));
-  }
-  return trace;
+  using Kind = jobs::Distribution::Kind;
+  jobs::JobGeneratorSpec spec;
+  spec.jobs = static_cast<std::int64_t>(n);
+  spec.gpus = {Kind::kEmpirical, 0, 0, {1, 2, 4, 8, 16, 32, 64, 128, 256}, {70, 10, 10, 5, 1, 1, 1, 1, 1}};
+  spec.run_s = {Kind::kLogUniform, 60, 86400, {}, {}};
+  // Gaps for the offered load: GPUs per job x run time per job / (load x GPUs).
+  const double gap = spec.gpus.mean() * spec.run_s.mean() / (load * kNodes * kGpusPerNode);
+  spec.interarrival_s = {Kind::kExponential, gap, 0, {}, {}};
+  return jobs::generate_jobs(spec, seed);
 }
 
 }  // namespace

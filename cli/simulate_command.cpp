@@ -54,23 +54,25 @@ std::uint64_t parse_seed(const std::string& text) {
 // A jobs workload: the trace through the scheduler, the summary, and the files asked for.
 void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::steady_clock::time_point started) {
   using report::is_stdout;
-  if (!o.training.trace.empty()) {
-    throw std::invalid_argument("--trace applies to training workloads; a jobs workload writes --timeline-out");
-  }
   if (!o.flows_out.empty() || !o.links_out.empty() || !o.link_timeline.empty()) {
     throw std::invalid_argument("--flows-out, --links-out and --link-timeline apply to traffic workloads");
   }
-  if (loaded.jobs.is_packing() && (!o.jobs_out.empty() || !o.timeline_out.empty())) {
+  if (loaded.jobs.is_packing() && (!o.jobs_out.empty() || !o.timeline_out.empty() || !o.training.trace.empty())) {
     throw std::invalid_argument(
-        "--jobs-out and --timeline-out: the packing experiment (format: alibaba) runs no jobs over time; its "
-        "allocation curve is in the JSON report (--json)");
+        "--jobs-out, --timeline-out and --trace: the packing experiment (format: alibaba) runs no jobs over time; "
+        "its allocation curve is in the JSON report (--json)");
   }
   const std::string json = o.training.json.empty() ? loaded.output_json : o.training.json;
   const std::string json_flag = o.training.json.empty() ? loaded.file + ": output.json" : "--json";
-  const int to_stdout =
-      (is_stdout(json) ? 1 : 0) + (is_stdout(o.jobs_out) ? 1 : 0) + (is_stdout(o.timeline_out) ? 1 : 0);
-  if (to_stdout > 1) throw std::invalid_argument("only one of --json, --jobs-out and --timeline-out can be -");
-  Outputs outputs{{"-o", o.output}, {json_flag, json}, {"--jobs-out", o.jobs_out}, {"--timeline-out", o.timeline_out}};
+  const std::string& trace = o.training.trace;
+  const int to_stdout = (is_stdout(json) ? 1 : 0) + (is_stdout(o.jobs_out) ? 1 : 0) +
+                        (is_stdout(o.timeline_out) ? 1 : 0) + (is_stdout(trace) ? 1 : 0);
+  if (to_stdout > 1) throw std::invalid_argument("only one of --json, --jobs-out, --timeline-out and --trace can be -");
+  Outputs outputs{{"-o", o.output},
+                  {json_flag, json},
+                  {"--jobs-out", o.jobs_out},
+                  {"--timeline-out", o.timeline_out},
+                  {"--trace", trace}};
   const report::JobsReport r = report::evaluate_jobs(std::move(loaded));
   const double wall_s = seconds_since(started);
   note("simulated in " + std::to_string(wall_s) + " s");
@@ -80,6 +82,7 @@ void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::
   if (!o.timeline_out.empty()) {
     outputs.file(o.timeline_out, [&](std::ostream& out) { report::write_cluster_timeline_csv(out, r); });
   }
+  if (!trace.empty()) outputs.file(trace, [&](std::ostream& out) { report::write_jobs_trace(out, r); });
   outputs.commit();
   print_wall_clock(wall_s);
 }
@@ -87,8 +90,11 @@ void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::
 void run_simulate(const SimulateOptions& o) {
   using report::is_stdout;
   const auto started = std::chrono::steady_clock::now();
-  scenario::Scenario loaded = load(o.scenario);
-  if (!o.seed.empty()) loaded.seed = parse_seed(o.seed);
+  // --seed is the scenario's `seed` key, set before loading: a synthetic job trace is drawn
+  // while the scenario loads.
+  ScenarioOptions with_seed = o.scenario;
+  if (!o.seed.empty()) with_seed.overrides.push_back("seed=" + std::to_string(parse_seed(o.seed)));
+  scenario::Scenario loaded = load(with_seed);
   note_loaded(loaded);
   note("loaded in " + std::to_string(seconds_since(started)) + " s");
   if (loaded.workload == scenario::WorkloadKind::kJobs) {
@@ -166,7 +172,8 @@ void add_simulate_command(CLI::App& app) {
                   "jobs: write the cluster after every change (CSV: time_s, busy_gpus, queued, running, ...)");
   cmd->add_option("--json", options->training.json,
                   "training, jobs: write the full report as JSON (docs/report.md, docs/jobs.md)");
-  cmd->add_option("--trace", options->training.trace, "training: write a Chrome trace of one step (Perfetto)");
+  cmd->add_option("--trace", options->training.trace,
+                  "training: write a Chrome trace of one step; jobs: of the jobs on each node (Perfetto)");
   cmd->add_option("--threads", options->threads,
                   "traffic: run the fabric's independent parts (docs/network.md) on this many threads; the output "
                   "is the same for any number (default 1)")

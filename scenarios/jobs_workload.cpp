@@ -40,6 +40,73 @@ JobCsvColumns read_columns(MapReader c) {
   return columns;
 }
 
+// A distribution: a plain value (fixed), or `{distribution: KIND, ...}` with the kind's
+// parameters; `{values: [...], weights: [...]}` is an empirical one. Durations in time units
+// (read as seconds), counts as plain numbers.
+jobs::Distribution read_distribution(MapReader& parent, std::string_view key, bool duration, Reader& r) {
+  using Kind = jobs::Distribution::Kind;
+  jobs::Distribution d;
+  const ValueReader v = parent.value(key, duration ? "a duration, or {distribution: exponential, mean: 90s}"
+                                                   : "a number of GPUs, or {values: [1, 8], weights: [0.9, 0.1]}");
+  r.note(v);
+  const auto number = [&](const ValueReader& x) {
+    return duration ? x.duration().to_seconds() : x.as<double>("a positive number");
+  };
+  if (!v.is_map()) {
+    d.a = number(v);
+  } else {
+    MapReader m = v.map();
+    const bool empirical = m.has("values");
+    const std::string kind =
+        m.one_of("distribution", {"fixed", "exponential", "uniform", "log-uniform", "lognormal", "gamma", "empirical"},
+                 empirical ? "empirical" : "fixed");
+    const auto field = [&](std::string_view name) {
+      const ValueReader x = m.value(name, duration ? "a duration" : "a positive number");
+      r.note(x);
+      return number(x);
+    };
+    if (kind == "fixed") {
+      d.a = field("value");
+    } else if (kind == "exponential") {
+      d.kind = Kind::kExponential;
+      d.a = field("mean");
+    } else if (kind == "uniform" || kind == "log-uniform") {
+      d.kind = kind == "uniform" ? Kind::kUniform : Kind::kLogUniform;
+      d.a = field("min");
+      d.b = field("max");
+    } else if (kind == "lognormal") {
+      d.kind = Kind::kLogNormal;
+      d.a = field("median");
+      d.b = m.required<double>("sigma", "the standard deviation of the log, a number >= 0");
+    } else if (kind == "gamma") {
+      d.kind = Kind::kGamma;
+      d.a = field("mean");
+      d.b = m.required<double>("cv", "the coefficient of variation, a positive number (1: exponential)");
+    } else {
+      d.kind = Kind::kEmpirical;
+      const ListReader values = m.list("values");
+      for (std::size_t i = 0; i < values.size(); ++i) d.values.push_back(number(values.at(i)));
+      if (m.has("weights")) {
+        const ListReader weights = m.list("weights");
+        for (std::size_t i = 0; i < weights.size(); ++i) d.weights.push_back(weights.at(i).as<double>("a weight"));
+      } else {
+        d.weights.assign(d.values.size(), 1.0);
+      }
+    }
+    if (const std::string why = d.invalid(); !why.empty()) v.fail(why);
+    m.finish();
+    return d;
+  }
+  if (const std::string why = d.invalid(); !why.empty()) v.fail(why);
+  return d;
+}
+
+void read_generator(jobs::JobGeneratorSpec& g, MapReader& t, Reader& r) {
+  g.interarrival_s = read_distribution(t, "interarrival", true, r);
+  g.gpus = read_distribution(t, "gpus", false, r);
+  g.run_s = read_distribution(t, "run", true, r);
+}
+
 // `fill`: "130%" or 1.3, a positive fraction of the cluster's GPUs (above 1 allowed).
 double read_fill(const ValueReader& v) {
   constexpr std::string_view kWhat = "a positive share of the cluster's GPUs, such as 130% or 1.3";
@@ -98,25 +165,38 @@ std::string resolve(const std::string& scenario_file, const std::string& written
 }
 
 void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenario_file, int cluster_nodes,
-                        std::int64_t cluster_gpus, std::map<std::string, Location>& locations) {
+                        std::int64_t cluster_gpus, std::uint64_t seed, std::map<std::string, Location>& locations) {
   Reader r(locations);
   MapReader t = m.child("trace");
   r.note(t);
-  const ValueReader file = t.value("file", "a job trace file, relative to the scenario's folder");
-  r.note(file);
-  w.file = resolve(scenario_file, file.as<std::string>("a file path"));
   r.find(t, "format");
-  const std::string format = t.one_of("format", {"swf", "itp", "csv", "alibaba"});
-  w.format = format == "swf"   ? TraceFormat::kSwf
-             : format == "itp" ? TraceFormat::kItp
-             : format == "csv" ? TraceFormat::kCsv
-                               : TraceFormat::kAlibaba;
+  const std::string format = t.one_of("format", {"swf", "itp", "csv", "alibaba", "synthetic"});
+  w.format = format == "swf"       ? TraceFormat::kSwf
+             : format == "itp"     ? TraceFormat::kItp
+             : format == "csv"     ? TraceFormat::kCsv
+             : format == "alibaba" ? TraceFormat::kAlibaba
+                                   : TraceFormat::kSynthetic;
+  std::optional<ValueReader> file;
+  if (w.format == TraceFormat::kSynthetic) {
+    t.forbid("file", "not with format: synthetic (its jobs are drawn from the distributions)");
+    w.file = "synthetic";
+  } else {
+    file = t.value("file", "a job trace file, relative to the scenario's folder");
+    r.note(*file);
+    w.file = resolve(scenario_file, file->as<std::string>("a file path"));
+  }
   if (w.format == TraceFormat::kAlibaba) {
-    read_packing(w, m, t, file, scenario_file, cluster_nodes, r);
+    read_packing(w, m, t, *file, scenario_file, cluster_nodes, r);
     return;
   }
   t.forbid("nodes", "only with format: alibaba");
   m.forbid("fill", "only with format: alibaba (the packing experiment)");
+  if (w.format == TraceFormat::kSynthetic) {
+    read_generator(w.generator, t, r);
+  } else {
+    for (auto key : {"interarrival", "gpus", "run"}) t.forbid(key, "only with format: synthetic");
+    if (const auto v = r.find(t, "resample")) w.resample = v->count(Sign::kPositive);
+  }
   std::optional<ValueReader> member;
   if (w.format == TraceFormat::kItp) {
     member = r.find(t, "member");
@@ -132,8 +212,14 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
     t.forbid("columns", "only with format: csv (the other formats name their own columns)");
   }
   for (auto key : {"first_job", "jobs", "load", "oversize"}) r.find(t, key);
-  w.first_job = t.count("first_job", 1, Sign::kPositive);
-  w.window = t.count("jobs", 0, Sign::kPositive);
+  if (w.format == TraceFormat::kSynthetic) {
+    t.forbid("first_job", "not with format: synthetic (jobs says how many to draw)");
+    t.forbid("resample", "not with format: synthetic");
+    w.generator.jobs = t.count("jobs", Sign::kPositive);
+  } else {
+    w.first_job = t.count("first_job", 1, Sign::kPositive);
+    w.window = t.count("jobs", 0, Sign::kPositive);
+  }
   w.load = t.optional<double>("load", 1.0, "a positive number");
   if (!(w.load > 0) || !std::isfinite(w.load))
     t.fail("load", "a positive arrival-rate multiplier (2 halves every gap)");
@@ -174,7 +260,7 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
   std::vector<jobs::TraceJob> all;
   switch (w.format) {
     case TraceFormat::kSwf: {
-      SwfTrace swf = read_swf(w.file, file.location(), file_key);
+      SwfTrace swf = read_swf(w.file, file->location(), file_key);
       all = std::move(swf.jobs);
       w.left_out = std::move(swf.skipped);
       w.logged_processors = swf.header.machine_processors();
@@ -182,11 +268,14 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
     }
     case TraceFormat::kItp: {
       const Location member_at = member ? member->location() : t.location();
-      all = read_itp_archive(w.file, file.location(), file_key, w.member, member_at, t.path() + ".member").jobs;
+      all = read_itp_archive(w.file, file->location(), file_key, w.member, member_at, t.path() + ".member").jobs;
       break;
     }
     case TraceFormat::kCsv:
-      all = read_job_csv(w.file, file.location(), file_key, w.columns).jobs;
+      all = read_job_csv(w.file, file->location(), file_key, w.columns).jobs;
+      break;
+    case TraceFormat::kSynthetic:
+      all = jobs::generate_jobs(w.generator, seed);
       break;
     case TraceFormat::kAlibaba:  // read by read_packing
       break;
@@ -206,14 +295,17 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
                             std::to_string(n - w.first_job + 1) + " from job " + std::to_string(w.first_job) + " on)",
                         std::to_string(w.window));
   }
-  w.window_offset = all[static_cast<std::size_t>(w.first_job - 1)].submit;
+  std::vector<jobs::TraceJob> window(all.begin() + (w.first_job - 1), all.begin() + last);
+  if (w.resample > 0) window = jobs::resample_jobs(window, w.resample, seed);
+  w.window_offset = window.front().submit;
   const std::string oversize_reason = "larger than the cluster's " + std::to_string(cluster_gpus) + " GPUs";
-  for (std::int64_t k = w.first_job - 1; k < last; ++k) {
-    jobs::TraceJob job = all[static_cast<std::size_t>(k)];
-    const Location at{w.file, job.line, 1};
+  for (jobs::TraceJob job : window) {
+    // A generated job has no line: its size came from the `gpus` key.
+    const Location at = job.line > 0 ? Location{w.file, job.line, 1} : locations[t.path() + ".gpus"];
     if (job.gpus > cluster_gpus) {
       if (w.oversize == OversizePolicy::kError) {
-        throw ScenarioError(at, file_key, "jobs of at most the cluster's " + std::to_string(cluster_gpus) + " GPUs",
+        throw ScenarioError(at, job.line > 0 ? file_key : t.path() + ".gpus",
+                            "jobs of at most the cluster's " + std::to_string(cluster_gpus) + " GPUs",
                             "job " + std::to_string(job.id) + " asking for " + std::to_string(job.gpus),
                             "set workload.trace.oversize: drop to leave such jobs out, counted");
       }

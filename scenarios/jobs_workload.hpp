@@ -13,6 +13,7 @@
 #include "models/placement/placement.hpp"
 #include "models/placement/share_placement.hpp"
 #include "models/scheduling/scheduler.hpp"
+#include "models/workloads/jobs/job_generator.hpp"
 #include "models/workloads/jobs/trace_job.hpp"
 #include "scenarios/alibaba_reader.hpp"
 #include "scenarios/errors.hpp"
@@ -24,7 +25,7 @@ namespace fathom::scenario {
 
 class MapReader;
 
-enum class TraceFormat { kSwf, kItp, kCsv, kAlibaba };
+enum class TraceFormat { kSwf, kItp, kCsv, kAlibaba, kSynthetic };
 enum class EstimateSource {
   kTrace,  // the trace's requested times (a job without one: its run time, counted)
   kExact,  // the run times themselves: a scheduler with perfect knowledge
@@ -44,6 +45,8 @@ struct JobsWorkload {
   std::int64_t window = 0;     // jobs in the window; 0: to the end of the trace
   double load = 1.0;           // arrival rate multiplier: inter-arrival times are divided by it
   OversizePolicy oversize = OversizePolicy::kError;
+  jobs::JobGeneratorSpec generator;  // synthetic: the arrival process and the distributions
+  std::int64_t resample = 0;         // > 0: that many jobs drawn from the window (resample_jobs)
   EstimateSource estimates = EstimateSource::kTrace;
   sched::SchedulerSpec scheduler;
   place::PlacementPolicy placement = place::PlacementPolicy::kFirstFit;
@@ -71,8 +74,9 @@ std::string resolve(const std::string& scenario_file, const std::string& written
 
 // Reads `workload` (kind: jobs) into `w`, resolving the trace file against `scenario_file`'s
 // folder and recording each key's location in `locations`. `cluster_nodes` and `cluster_gpus`
-// are the cluster's, for the oversize policy and the node list. Throws ScenarioError.
+// are the cluster's, for the oversize policy and the node list; `seed` draws synthetic and
+// resampled traces. Throws ScenarioError.
 void read_jobs_workload(JobsWorkload& w, MapReader& workload, const std::string& scenario_file, int cluster_nodes,
-                        std::int64_t cluster_gpus, std::map<std::string, Location>& locations);
+                        std::int64_t cluster_gpus, std::uint64_t seed, std::map<std::string, Location>& locations);
 
 }  // namespace fathom::scenario

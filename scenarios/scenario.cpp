@@ -548,7 +548,7 @@ void read_workload(Scenario& s, MapReader w) {
   if (kind == "jobs") {
     s.workload = WorkloadKind::kJobs;
     read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus,
-                       s.locations);
+                       s.seed, s.locations);
     w.finish();
     return;
   }

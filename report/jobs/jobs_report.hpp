@@ -61,6 +61,8 @@ void write_packing_summary(std::FILE* out, const JobsReport& report);
 void write_packing_json(std::ostream& out, const JobsReport& report);
 // One row per job (--jobs-out).
 void write_jobs_csv(std::ostream& out, const JobsReport& report);
+// A Perfetto timeline: a track per node with a slice per job, counters of GPUs and jobs (--trace).
+void write_jobs_trace(std::ostream& out, const JobsReport& report);
 // One row per instant at which the cluster changed (--timeline-out).
 void write_cluster_timeline_csv(std::ostream& out, const JobsReport& report);
 

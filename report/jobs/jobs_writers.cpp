@@ -57,6 +57,8 @@ std::string_view format_name(scenario::TraceFormat f) {
       return "csv";
     case scenario::TraceFormat::kAlibaba:
       return "alibaba";
+    case scenario::TraceFormat::kSynthetic:
+      return "synthetic";
   }
   return "?";
 }
@@ -153,6 +155,7 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
   j.member("trace_jobs", w.trace_jobs);
   j.member("first_job", w.first_job);
   j.member("load", w.load);
+  j.member("resample", w.resample);
   j.member("window_offset_s", w.window_offset.to_seconds());
   j.member("left_out", left_out_count(w));
   j.key("left_out_by_reason");

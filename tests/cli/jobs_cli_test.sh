@@ -35,6 +35,11 @@ check "JSON is byte-identical on a second run" cmp -s "$tmp/a.json" "$tmp/b.json
 check "the jobs CSV is byte-identical on a second run" cmp -s "$tmp/a-jobs.csv" "$tmp/b-jobs.csv"
 check "the timeline is byte-identical on a second run" cmp -s "$tmp/a-tl.csv" "$tmp/b-tl.csv"
 
+"$fathom" simulate "$kth" --trace "$tmp/kth-trace.json" >/dev/null 2>&1
+check "--trace writes a track per node" grep -q '"name":"thread_name","args":{"name":"node 99"}' "$tmp/kth-trace.json"
+check "--trace has a slice per job and node" grep -q '"name":"job 15","cat":"job"' "$tmp/kth-trace.json"
+/usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$tmp/kth-trace.json"
+check "--trace is valid JSON" test $? -eq 0
 "$fathom" simulate "$kth" --set workload.scheduler.backfill=none --json "$tmp/none.json" >/dev/null 2>&1
 check "--set changes the policy" grep -q '"backfill": "none"' "$tmp/none.json"
 mean() { grep -oE '"mean_wait_s": [0-9.e+]+' "$1" | awk '{print $2}'; }

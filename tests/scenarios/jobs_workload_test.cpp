@@ -180,3 +180,60 @@ TEST_CASE("jobs workload: the packing experiment's keys") {
   CHECK(e.key_path() == "workload.trace.nodes");
   CHECK(e.expected() == "a node list of the cluster's 64 nodes");
 }
+
+TEST_CASE("jobs workload: a synthetic trace and a resampled one") {
+  const std::string synthetic =
+      "    format: synthetic\n    jobs: 1000\n    interarrival: {distribution: exponential, mean: 2min}\n"
+      "    gpus: {values: [1, 8], weights: [0.9, 0.1]}\n    run: {distribution: log-uniform, min: 1min, max: 1d}\n";
+  const scenario::Scenario s = load(scenario_text(16, synthetic, "  estimates: exact\n"));
+  const scenario::JobsWorkload& w = s.jobs;
+  REQUIRE(w.jobs.size() == 1000);
+  CHECK(w.jobs.front().submit == sim::SimTime::zero());
+  for (const auto& j : w.jobs) REQUIRE((j.gpus == 1 || j.gpus == 8));
+  CHECK(w.generator.interarrival_s.a == 120);
+  CHECK(w.generator.run_s.b == 86400);
+  // The seed draws the trace: the same seed, the same jobs; another, others.
+  const scenario::Scenario again = load(scenario_text(16, synthetic, "  estimates: exact\n"));
+  CHECK(again.jobs.jobs.back().submit == w.jobs.back().submit);
+  const scenario::Scenario other = load("seed: 2\n" + scenario_text(16, synthetic, "  estimates: exact\n"));
+  CHECK(other.jobs.jobs.back().submit != w.jobs.back().submit);
+  const scenario::Scenario fixed = load(
+      scenario_text(16, "    format: synthetic\n    jobs: 10\n    interarrival: 1min\n    gpus: 2\n    run: 1h\n"));
+  CHECK(fixed.jobs.jobs[3].submit == sim::SimTime::from_seconds(180));
+  CHECK(fixed.jobs.jobs[3].run == sim::SimTime::from_seconds(3600));
+
+  const scenario::Scenario r =
+      load(scenario_text(256, "    file: " + kLublin + "\n    format: swf\n    jobs: 100\n    resample: 5000\n"));
+  CHECK(r.jobs.jobs.size() == 5000);
+  CHECK(r.jobs.resample == 5000);
+
+  struct Case {
+    std::string trace, key, expected_part;
+  };
+  const Case cases[] = {
+      {"    format: synthetic\n    interarrival: 1min\n    gpus: 1\n    run: 1h\n", "workload.trace.jobs", ""},
+      {"    format: synthetic\n    jobs: 5\n    gpus: 1\n    run: 1h\n", "workload.trace.interarrival", "duration"},
+      {"    format: synthetic\n    jobs: 5\n    interarrival: 1min\n    gpus: 1\n    run: {distribution: uniform, min: "
+       "2h, max: 1h}\n",
+       "workload.trace.run", "min < max"},
+      {"    format: synthetic\n    jobs: 5\n    interarrival: 1min\n    gpus: {values: [1, 2], weights: [1]}\n    run: "
+       "1h\n",
+       "workload.trace.gpus", "as many weights as values"},
+      {"    format: synthetic\n    jobs: 5\n    interarrival: {distribution: zipf}\n    gpus: 1\n    run: 1h\n",
+       "workload.trace.interarrival.distribution", "exponential"},
+      {"    format: synthetic\n    file: x.swf\n    jobs: 5\n    interarrival: 1min\n    gpus: 1\n    run: 1h\n",
+       "workload.trace.file", "not with format: synthetic"},
+      {"    format: synthetic\n    first_job: 2\n    jobs: 5\n    interarrival: 1min\n    gpus: 1\n    run: 1h\n",
+       "workload.trace.first_job", "not with format: synthetic"},
+      {"    file: " + kLublin + "\n    format: swf\n    run: 1h\n", "workload.trace.run",
+       "only with format: synthetic"},
+      {"    format: synthetic\n    jobs: 5\n    interarrival: 1min\n    gpus: 300\n    run: 1h\n",
+       "workload.trace.gpus", "at most the cluster's 256 GPUs"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.trace);
+    const auto e = load_error(scenario_text(256, c.trace));
+    CHECK(e.key_path() == c.key);
+    CHECK(std::string(e.what()).find(c.expected_part) != std::string::npos);
+  }
+}

@@ -7,6 +7,7 @@
 
 #include "models/workloads/jobs/job_cluster.hpp"
 #include "sim/random.hpp"
+#include "tests/support/queueing.hpp"
 
 using namespace fathom;
 using sim::SimTime;
@@ -143,23 +144,6 @@ TEST_CASE("the cluster refuses jobs it cannot run, before running anything") {
   CHECK_THROWS_AS(jobs::run_job_cluster(std::vector{job(1, 0_s, 1, 1_s)}, est, spec, 1), std::invalid_argument);
 }
 
-namespace {
-
-// The Erlang C mean wait of an M/M/c queue: arrival rate lambda, service rate mu per server.
-double erlang_c_wait(int c, double lambda, double mu) {
-  const double a = lambda / mu;  // offered load in servers
-  const double rho = a / c;
-  double term = 1, sum = 0;
-  for (int k = 0; k < c; ++k) {
-    sum += term;
-    term *= a / (k + 1);
-  }
-  const double last = term / (1 - rho);  // a^c / c! / (1 - rho)
-  return last / (sum + last) / (c * mu - lambda);
-}
-
-}  // namespace
-
 // Poisson arrivals, exponential run times, one GPU per job, FCFS: the cluster is an M/M/c queue,
 // whose mean wait is Erlang C's. The simulated mean comes with a 95% confidence interval from
 // 20 batch means (after a warm-up), and Erlang C must lie inside it.
@@ -180,19 +164,10 @@ TEST_CASE("an M/M/c queue's mean wait matches Erlang C within its confidence int
     const auto exact = runs_of(trace);
     const jobs::JobClusterRun run =
         jobs::run_job_cluster(trace, exact, cluster(c, 1, sched::QueueOrder::kFcfs, sched::Backfill::kNone), 1);
-    std::vector<double> means;
-    for (int b = 0; b < kBatches; ++b) {
-      double sum = 0;
-      for (int i = kWarmup + b * kBatch; i < kWarmup + (b + 1) * kBatch; ++i) {
-        sum += (run.jobs[static_cast<std::size_t>(i)].start - trace[static_cast<std::size_t>(i)].submit).to_seconds();
-      }
-      means.push_back(sum / kBatch);
-    }
-    double mean = 0, var = 0;
-    for (const double m : means) mean += m / kBatches;
-    for (const double m : means) var += (m - mean) * (m - mean) / (kBatches - 1);
-    const double half = 2.093 * std::sqrt(var / kBatches);  // Student's t, 19 degrees of freedom
-    const double expected = erlang_c_wait(c, lambda, mu);
+    std::vector<double> waits;
+    for (std::size_t i = 0; i < trace.size(); ++i) waits.push_back((run.jobs[i].start - trace[i].submit).to_seconds());
+    const auto [mean, half] = test::batch_means_95(waits, kWarmup, kBatch);
+    const double expected = test::erlang_c_wait(c, lambda, mu);
     MESSAGE("M/M/" << c << " at rho " << rho << ": simulated " << mean << " s +- " << half << ", Erlang C " << expected
                    << " s");
     CHECK(std::abs(mean - expected) <= half);
