@@ -231,8 +231,10 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
   t.finish();
 
   r.find(m, "estimates");
-  w.estimates =
-      m.one_of("estimates", {"trace", "exact"}, "trace") == "exact" ? EstimateSource::kExact : EstimateSource::kTrace;
+  const std::string estimates = m.one_of("estimates", {"trace", "exact", "predicted"}, "trace");
+  w.estimates = estimates == "exact"       ? EstimateSource::kExact
+                : estimates == "predicted" ? EstimateSource::kPredicted
+                                           : EstimateSource::kTrace;
   MapReader s = m.optional_child("scheduler");
   r.note(s);
   r.find(s, "order");
@@ -247,13 +249,14 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
   if (const auto v = r.find(m, "placement"); v && v->is_scalar()) {
     const std::string& x = v->node().Scalar();
     if (x == "random" || x == "packing" || x == "fgd") {
-      m.fail("placement", "first-fit or best-fit",
+      m.fail("placement", "first-fit, best-fit or topology-aware",
              "random, packing and fgd place shares of GPUs: only with format: alibaba");
     }
   }
-  w.placement = m.one_of("placement", {"first-fit", "best-fit"}, "first-fit") == "best-fit"
-                    ? place::PlacementPolicy::kBestFit
-                    : place::PlacementPolicy::kFirstFit;
+  const std::string placement = m.one_of("placement", {"first-fit", "best-fit", "topology-aware"}, "first-fit");
+  w.placement = placement == "best-fit"         ? place::PlacementPolicy::kBestFit
+                : placement == "topology-aware" ? place::PlacementPolicy::kTopologyAware
+                                                : place::PlacementPolicy::kFirstFit;
 
   // The trace, as its format reads it.
   const std::string file_key = t.path() + ".file";
@@ -315,7 +318,7 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
     const double gap_ns = static_cast<double>((job.submit - w.window_offset).ns()) / w.load;
     job.submit = sim::SimTime::from_ns(std::llround(gap_ns));
     sim::SimTime estimate = job.run;
-    if (w.estimates == EstimateSource::kTrace) {
+    if (w.estimates != EstimateSource::kExact) {
       if (job.estimate) {
         estimate = *job.estimate;
       } else {

@@ -27,8 +27,9 @@ class MapReader;
 
 enum class TraceFormat { kSwf, kItp, kCsv, kAlibaba, kSynthetic };
 enum class EstimateSource {
-  kTrace,  // the trace's requested times (a job without one: its run time, counted)
-  kExact,  // the run times themselves: a scheduler with perfect knowledge
+  kTrace,      // the trace's requested times (a job without one: its run time, counted)
+  kExact,      // the run times themselves: a scheduler with perfect knowledge
+  kPredicted,  // predicted from the user's last finished jobs, capped by the request (JobClusterSpec)
 };
 enum class OversizePolicy {
   kError,  // a job larger than the cluster stops the load at its line

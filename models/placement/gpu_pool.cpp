@@ -7,11 +7,20 @@
 
 namespace fathom::place {
 
-GpuPool::GpuPool(std::vector<std::int32_t> gpus_per_node, std::vector<std::int32_t> leaf_of_node)
-    : capacity_(std::move(gpus_per_node)), leaf_(std::move(leaf_of_node)) {
-  if (leaf_.size() != capacity_.size()) {
-    throw std::invalid_argument("GpuPool: " + std::to_string(leaf_.size()) + " leaves for " +
-                                std::to_string(capacity_.size()) + " nodes");
+GpuPool::GpuPool(std::vector<std::int32_t> gpus_per_node, std::vector<std::int32_t> leaf_of_node,
+                 std::vector<std::int32_t> island_of_node, std::vector<std::int32_t> pod_of_node)
+    : capacity_(std::move(gpus_per_node)),
+      leaf_(std::move(leaf_of_node)),
+      island_(std::move(island_of_node)),
+      pod_(std::move(pod_of_node)) {
+  if (island_.empty()) {
+    for (std::size_t n = 0; n < capacity_.size(); ++n) island_.push_back(static_cast<std::int32_t>(n));
+  }
+  if (pod_.empty()) pod_.assign(capacity_.size(), 0);
+  if (leaf_.size() != capacity_.size() || island_.size() != capacity_.size() || pod_.size() != capacity_.size()) {
+    throw std::invalid_argument("GpuPool: " + std::to_string(leaf_.size()) + " leaves, " +
+                                std::to_string(island_.size()) + " islands and " + std::to_string(pod_.size()) +
+                                " pods for " + std::to_string(capacity_.size()) + " nodes");
   }
   for (const std::int32_t c : capacity_) {
     if (c < 0) throw std::invalid_argument("GpuPool: a node with " + std::to_string(c) + " GPUs");

@@ -20,12 +20,16 @@ struct NodeShare {
 class GpuPool {
  public:
   // One entry per node: its GPUs, and its leaf switch (any numbering; equal means same leaf).
-  GpuPool(std::vector<std::int32_t> gpus_per_node, std::vector<std::int32_t> leaf_of_node);
+  // Optionally its NVLink island (empty: each node its own) and its pod (empty: one pod).
+  GpuPool(std::vector<std::int32_t> gpus_per_node, std::vector<std::int32_t> leaf_of_node,
+          std::vector<std::int32_t> island_of_node = {}, std::vector<std::int32_t> pod_of_node = {});
 
   std::int32_t nodes() const { return static_cast<std::int32_t>(capacity_.size()); }
   std::int32_t capacity(std::int32_t node) const { return capacity_[node]; }
   std::int32_t free(std::int32_t node) const { return free_[node]; }
   std::int32_t leaf(std::int32_t node) const { return leaf_[node]; }
+  std::int32_t island(std::int32_t node) const { return island_[node]; }
+  std::int32_t pod(std::int32_t node) const { return pod_[node]; }
   std::int64_t total_gpus() const { return total_; }
   std::int64_t total_free() const { return total_free_; }
   // Free GPUs on nodes that are partly in use: capacity a job needing whole nodes cannot use.
@@ -41,7 +45,7 @@ class GpuPool {
  private:
   void set_free(std::int32_t node, std::int32_t value);
 
-  std::vector<std::int32_t> capacity_, free_, leaf_;
+  std::vector<std::int32_t> capacity_, free_, leaf_, island_, pod_;
   std::int64_t total_ = 0, total_free_ = 0, free_on_partial_ = 0;
   std::int32_t largest_ = 0;
 };

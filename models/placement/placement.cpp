@@ -8,6 +8,8 @@ std::string_view placement_name(PlacementPolicy policy) {
       return "first-fit";
     case PlacementPolicy::kBestFit:
       return "best-fit";
+    case PlacementPolicy::kTopologyAware:
+      return "topology-aware";
   }
   return "?";
 }
@@ -18,6 +20,8 @@ bool place(PlacementPolicy policy, const GpuPool& pool, std::int32_t gpus, std::
       return place_first_fit(pool, gpus, out);
     case PlacementPolicy::kBestFit:
       return place_best_fit(pool, gpus, out);
+    case PlacementPolicy::kTopologyAware:
+      return place_topology_aware(pool, gpus, out);
   }
   return false;
 }

@@ -12,9 +12,12 @@
 namespace fathom::place {
 
 enum class PlacementPolicy {
-  kFirstFit,  // nodes in order, each giving all it has free until the job has enough
-  kBestFit,   // the node that the job (or what is left of it) fills most tightly; a job larger
-              // than any node's free GPUs takes the emptiest nodes first, so it spans the fewest
+  kFirstFit,       // nodes in order, each giving all it has free until the job has enough
+  kBestFit,        // the node that the job (or what is left of it) fills most tightly; a job larger
+                   // than any node's free GPUs takes the emptiest nodes first, so it spans the fewest
+  kTopologyAware,  // the tightest node, else NVLink island, else leaf, else pod that holds the whole
+                   // job; inside it (or, when none does, across the cluster) the emptiest groups
+                   // first, each filled the same way: the job crosses as few spines as it can
 };
 
 std::string_view placement_name(PlacementPolicy policy);
@@ -26,5 +29,6 @@ bool place(PlacementPolicy policy, const GpuPool& pool, std::int32_t gpus, std::
 
 bool place_first_fit(const GpuPool& pool, std::int32_t gpus, std::vector<NodeShare>& out);
 bool place_best_fit(const GpuPool& pool, std::int32_t gpus, std::vector<NodeShare>& out);
+bool place_topology_aware(const GpuPool& pool, std::int32_t gpus, std::vector<NodeShare>& out);
 
 }  // namespace fathom::place

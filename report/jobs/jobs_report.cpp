@@ -12,21 +12,35 @@ namespace fathom::report {
 
 namespace {
 
-// Each node's leaf switch: the one its first NIC is cabled to (-1 for a node without NICs).
-std::vector<std::int32_t> leaf_of_nodes(const topo::ClusterSpec& spec) {
+// Where each node sits in the fabric: its leaf switch (the one its first NIC is cabled to; -1 for
+// a node without NICs) and its pod (the first spine that leaf is cabled to: one for every leaf
+// of a 2-tier fabric, one per pod of a 3-tier one).
+struct FabricPlace {
+  std::vector<std::int32_t> leaf, pod;
+};
+
+FabricPlace fabric_place(const topo::ClusterSpec& spec) {
   const topo::Topology topology = topo::build_cluster(spec);
-  std::vector<std::int32_t> leaf(static_cast<std::size_t>(spec.nodes), -1);
+  FabricPlace p;
+  p.leaf.assign(static_cast<std::size_t>(spec.nodes), -1);
+  p.pod.assign(static_cast<std::size_t>(spec.nodes), -1);
   for (topo::VertexId v = 0; v < topology.vertices().size(); ++v) {
     const topo::Vertex& x = topology.vertex(v);
-    if (x.kind != topo::VertexKind::kNic || x.node < 0 || leaf[static_cast<std::size_t>(x.node)] >= 0) continue;
+    if (x.kind != topo::VertexKind::kNic || x.node < 0 || p.leaf[static_cast<std::size_t>(x.node)] >= 0) continue;
     for (const topo::LinkId l : topology.out_links(v)) {
-      if (topology.link(l).cls == topo::LinkClass::kHostLeaf) {
-        leaf[static_cast<std::size_t>(x.node)] = static_cast<std::int32_t>(topology.link(l).to);
-        break;
+      if (topology.link(l).cls != topo::LinkClass::kHostLeaf) continue;
+      const topo::VertexId leaf = topology.link(l).to;
+      p.leaf[static_cast<std::size_t>(x.node)] = static_cast<std::int32_t>(leaf);
+      for (const topo::LinkId up : topology.out_links(leaf)) {
+        if (topology.link(up).cls == topo::LinkClass::kLeafSpine) {
+          p.pod[static_cast<std::size_t>(x.node)] = static_cast<std::int32_t>(topology.link(up).to);
+          break;
+        }
       }
+      break;
     }
   }
-  return leaf;
+  return p;
 }
 
 }  // namespace
@@ -90,9 +104,14 @@ JobsReport evaluate_jobs(scenario::Scenario scenario) {
   }
   jobs::JobClusterSpec spec;
   spec.gpus_per_node.assign(static_cast<std::size_t>(s.cluster.nodes), s.cluster.node.gpus);
-  spec.leaf_of_node = leaf_of_nodes(s.cluster);
+  FabricPlace where = fabric_place(s.cluster);
+  spec.leaf_of_node = std::move(where.leaf);
+  spec.pod_of_node = std::move(where.pod);
+  const int domain = std::max(1, s.cluster.node.nvlink_domain_nodes);
+  for (int n = 0; n < s.cluster.nodes; ++n) spec.island_of_node.push_back(n / domain);
   spec.scheduler = s.jobs.scheduler;
   spec.placement = s.jobs.placement;
+  spec.predict_from_history = s.jobs.estimates == scenario::EstimateSource::kPredicted;
   report.run = jobs::run_job_cluster(s.jobs.jobs, s.jobs.job_estimates, spec, s.seed);
   report.summary = summarize_jobs(s.jobs, report.run);
   return report;

@@ -63,6 +63,18 @@ std::string_view format_name(scenario::TraceFormat f) {
   return "?";
 }
 
+std::string_view estimates_name(scenario::EstimateSource e) {
+  switch (e) {
+    case scenario::EstimateSource::kTrace:
+      return "trace";
+    case scenario::EstimateSource::kExact:
+      return "exact";
+    case scenario::EstimateSource::kPredicted:
+      return "predicted";
+  }
+  return "?";
+}
+
 std::int64_t left_out_count(const scenario::JobsWorkload& w) {
   std::int64_t n = 0;
   for (const auto& t : w.left_out) n += t.count;
@@ -90,7 +102,9 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
                  t.first.line);
   }
   std::fprintf(out, "policy:   %s; estimates: %s\n", policy_name(w).c_str(),
-               w.estimates == scenario::EstimateSource::kExact ? "exact run times" : "the trace's requested times");
+               w.estimates == scenario::EstimateSource::kExact       ? "exact run times"
+               : w.estimates == scenario::EstimateSource::kPredicted ? "predicted from each user's last two jobs"
+                                                                     : "the trace's requested times");
   if (w.without_estimate > 0) {
     std::fprintf(out, "          %lld jobs have no requested time: their run time stands in\n",
                  static_cast<long long>(w.without_estimate));
@@ -168,7 +182,7 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
     j.end_object();
   }
   j.end_array();
-  j.member("estimates", w.estimates == scenario::EstimateSource::kExact ? "exact" : "trace");
+  j.member("estimates", estimates_name(w.estimates));
   j.member("without_estimate", w.without_estimate);
   j.end_object();
   j.key("policy");
@@ -221,7 +235,7 @@ void write_jobs_csv(std::ostream& out, const JobsReport& report) {
     const double response_s = (r.end - job.submit).to_seconds();
     out << job.id << ',' << job.user << ',' << job.group << ',' << job.line << ',' << secs(job.submit) << ','
         << secs(r.start) << ',' << secs(r.end) << ',' << secs(wait) << ',' << secs(job.run) << ','
-        << secs(w.job_estimates[i]) << ',' << job.gpus << ',' << r.nodes << ',' << r.leaves << ','
+        << secs(report.run.estimates[i]) << ',' << job.gpus << ',' << r.nodes << ',' << r.leaves << ','
         << (run_s > 0 ? g(response_s / run_s) : std::string()) << ','
         << g(std::max(1.0, response_s / std::max(run_s, kBoundedSlowdownFloorS))) << ",0,"
         << (job.logged_wait ? secs(*job.logged_wait) : std::string()) << '\n';

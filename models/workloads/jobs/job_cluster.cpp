@@ -1,5 +1,7 @@
 #include "models/workloads/jobs/job_cluster.hpp"
 
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -22,10 +24,12 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   JobClusterLp(std::span<const TraceJob> jobs, std::span<const sim::SimTime> estimates, const JobClusterSpec& spec)
       : jobs_(jobs),
         estimates_(estimates),
-        pool_(spec.gpus_per_node, spec.leaf_of_node),
+        pool_(spec.gpus_per_node, spec.leaf_of_node, spec.island_of_node, spec.pod_of_node),
         placement_(spec.placement),
-        scheduler_(sched::make_scheduler(spec.scheduler)) {
+        scheduler_(sched::make_scheduler(spec.scheduler)),
+        predict_(spec.predict_from_history) {
     run_.jobs.resize(jobs.size());
+    run_.estimates.assign(estimates.begin(), estimates.end());
     // At most one decision per arrival and one per end, and a share per job at least: reserved
     // once rather than grown by copying.
     run_.timeline.reserve(2 * jobs.size());
@@ -44,7 +48,8 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const auto job = event.payload.as<std::uint32_t>();
     switch (event.kind) {
       case kSubmit:
-        scheduler_->submit({job, jobs_[job].gpus, jobs_[job].submit, estimates_[job]});
+        if (predict_) run_.estimates[job] = predicted(job);
+        scheduler_->submit({job, jobs_[job].gpus, jobs_[job].submit, run_.estimates[job]});
         if (job + 1 < jobs_.size()) {
           ctx.send(ctx.self(), jobs_[job + 1].submit - ctx.now(), kSubmit, sim::Payload::of(job + 1));
         }
@@ -100,8 +105,30 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const JobRun& r = run_.jobs[job];
     pool_.give(
         std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
-    running_.erase({sim::SimTime::saturating_add(r.start, estimates_[job]), job, jobs_[job].gpus});
+    running_.erase({sim::SimTime::saturating_add(r.start, run_.estimates[job]), job, jobs_[job].gpus});
+    if (predict_ && jobs_[job].user >= 0) {
+      History& h = history_[jobs_[job].user];
+      h.previous = h.last;
+      h.last = jobs_[job].run;
+      h.finished = std::min(h.finished + 1, 2);
+    }
   }
+
+  // The user's history's prediction of a job's run time, never above its request.
+  sim::SimTime predicted(std::uint32_t job) const {
+    const sim::SimTime request = estimates_[job];
+    const auto it = history_.find(jobs_[job].user);
+    if (it == history_.end()) return request;
+    const History& h = it->second;
+    const std::int64_t a = h.last.ns(), b = h.previous.ns();
+    const sim::SimTime mean = h.finished == 1 ? h.last : sim::SimTime::from_ns(a / 2 + b / 2 + (a % 2 + b % 2) / 2);
+    return std::min(mean, request);
+  }
+
+  struct History {
+    sim::SimTime last, previous;
+    int finished = 0;
+  };
 
   std::span<const TraceJob> jobs_;
   std::span<const sim::SimTime> estimates_;
@@ -111,6 +138,8 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   sched::RunningJobs running_;
   sim::Context* ctx_ = nullptr;
   bool decision_pending_ = false;
+  bool predict_ = false;
+  std::map<std::int32_t, History> history_;  // by user: their last finished run times
   JobClusterRun run_;
 };
 

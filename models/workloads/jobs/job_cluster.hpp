@@ -22,9 +22,17 @@ namespace fathom::jobs {
 
 struct JobClusterSpec {
   std::vector<std::int32_t> gpus_per_node;
-  std::vector<std::int32_t> leaf_of_node;  // a number per node; nodes with equal numbers share a leaf switch
+  std::vector<std::int32_t> leaf_of_node;    // a number per node; nodes with equal numbers share a leaf switch
+  std::vector<std::int32_t> island_of_node;  // NVLink island (empty: each node its own)
+  std::vector<std::int32_t> pod_of_node;     // pod of a 3-tier fabric (empty: one pod)
   sched::SchedulerSpec scheduler;
   place::PlacementPolicy placement = place::PlacementPolicy::kFirstFit;
+  // Tell the scheduler, instead of the given estimate, a prediction from the user's history
+  // (Tsafrir, Etsion and Feitelson, "Backfilling using system-generated predictions rather than
+  // user runtime estimates", IEEE TPDS 2007): the mean run time of the user's last two jobs to
+  // finish (the last one when only one has), never above the given estimate, which is the user's
+  // request; the request itself while the user has no finished job.
+  bool predict_from_history = false;
 };
 
 // What happened to one job.
@@ -48,6 +56,7 @@ struct JobClusterRun {
   std::vector<JobRun> jobs;              // by the index of the job in the input
   std::vector<place::NodeShare> shares;  // every job's nodes, in the order the jobs started
   std::vector<ClusterSample> timeline;   // in time order
+  std::vector<sim::SimTime> estimates;   // what the scheduler was told of each job
   std::int64_t total_gpus = 0;
   std::uint64_t decisions = 0;         // instants at which the scheduler decided
   std::uint64_t overran_estimate = 0;  // jobs that ran longer than their estimate

@@ -85,7 +85,8 @@ TEST_CASE("best-fit fills the tightest node, and a large job spans the fewest no
 }
 
 TEST_CASE("every policy places exactly when enough GPUs are free, and never more than asked") {
-  for (const PlacementPolicy policy : {PlacementPolicy::kFirstFit, PlacementPolicy::kBestFit}) {
+  for (const PlacementPolicy policy :
+       {PlacementPolicy::kFirstFit, PlacementPolicy::kBestFit, PlacementPolicy::kTopologyAware}) {
     CAPTURE(placement_name(policy));
     for (int gpus = 1; gpus <= 16; ++gpus) {
       const GpuPool pool = part_used_pool();
@@ -110,4 +111,34 @@ TEST_CASE("leaves spanned counts distinct leaves") {
   const std::vector<NodeShare> two{{0, 1}, {2, 1}, {3, 1}};
   CHECK(leaves_spanned(pool, one) == 1);
   CHECK(leaves_spanned(pool, two) == 2);
+}
+
+// Two pods of two leaves of two 4-GPU nodes. Free: leaf 0 (nodes 0, 1): 4 + 4; leaf 1 (2, 3):
+// 2 + 4; leaf 2 (4, 5, pod 1): 4 + 0; leaf 3 (6, 7): 1 + 1.
+TEST_CASE("topology-aware placement keeps a job in the smallest part that holds it") {
+  GpuPool pool({4, 4, 4, 4, 4, 4, 4, 4}, {0, 0, 1, 1, 2, 2, 3, 3}, {}, {0, 0, 0, 0, 1, 1, 1, 1});
+  const std::vector<NodeShare> used{{2, 2}, {5, 4}, {6, 3}, {7, 3}};
+  pool.take(used);
+  const auto placed = [&](std::int32_t gpus) {
+    std::vector<NodeShare> out;
+    REQUIRE(place_topology_aware(pool, gpus, out));
+    return out;
+  };
+  // 3 GPUs fit on one node: the lowest-numbered of the tightest (4 free each).
+  CHECK(placed(3) == std::vector<NodeShare>{{0, 3}});
+  // 6 fit in no node but in leaves 0 (8) and 1 (6): the tightest, leaf 1, its emptiest node first.
+  CHECK(placed(6) == std::vector<NodeShare>{{3, 4}, {2, 2}});
+  // 9 fit in no leaf but in pod 0 (14): leaf 0 whole, then 1 GPU on leaf 1's tightest node.
+  CHECK(placed(9) == std::vector<NodeShare>{{0, 4}, {1, 4}, {2, 1}});
+  // 16 span both pods: pod 0 (14) first, then 2 on pod 1's node with room for both.
+  CHECK(placed(16) == std::vector<NodeShare>{{0, 4}, {1, 4}, {3, 4}, {2, 2}, {4, 2}});
+  std::vector<NodeShare> out;
+  CHECK_FALSE(place_topology_aware(pool, 21, out));
+  // First-fit puts the 6-GPU job across two leaves.
+  out.clear();
+  REQUIRE(place_first_fit(pool, 6, out));
+  CHECK(leaves_spanned(pool, out) == 1);  // nodes 0 and 1: still one leaf here
+  out.clear();
+  REQUIRE(place_first_fit(pool, 9, out));
+  CHECK(leaves_spanned(pool, out) == 2);
 }

@@ -128,3 +128,29 @@ TEST_CASE("Alibaba packing: allocation at 100% and 130% arrived, for each placem
     if (std::string(row.policy) != "random") CHECK(p.allocated_at_100 > 0.8658 + 0.05);
   }
 }
+
+// On 2,048 nodes under one leaf per 32 (scenarios/examples/synthetic-16k-gpus.yaml), how many
+// leaves the jobs of 16 GPUs or more span: topology-aware placement keeps them within about two,
+// against five for best-fit and nine and a half for first-fit (docs/jobs.md). The same jobs start
+// at the same times under all three: every policy places a job exactly when its GPUs are free.
+TEST_CASE("topology-aware placement spans fewer leaves than best-fit and first-fit") {
+  std::vector<double> mean_leaves;
+  std::vector<double> mean_wait;
+  for (const char* policy : {"first-fit", "best-fit", "topology-aware"}) {
+    const report::JobsReport r = run("synthetic-16k-gpus.yaml", {std::string("workload.placement=") + policy});
+    double leaves = 0;
+    int large = 0;
+    for (std::size_t i = 0; i < r.scenario.jobs.jobs.size(); ++i) {
+      if (r.scenario.jobs.jobs[i].gpus < 16) continue;
+      leaves += r.run.jobs[i].leaves;
+      ++large;
+    }
+    mean_leaves.push_back(leaves / large);
+    mean_wait.push_back(r.summary.mean_wait_s);
+    MESSAGE(std::string(policy) << ": jobs of 16+ GPUs span " << leaves / large << " leaves on average");
+  }
+  CHECK(mean_leaves[2] < 0.5 * mean_leaves[1]);
+  CHECK(mean_leaves[1] < 0.6 * mean_leaves[0]);
+  CHECK(mean_wait[0] == mean_wait[1]);
+  CHECK(mean_wait[1] == mean_wait[2]);
+}
