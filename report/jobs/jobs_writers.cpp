@@ -127,7 +127,7 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
   }
   std::fprintf(out, "  queue                    at most %u jobs\n", m.max_queued);
   if (report.run.overran_estimate > 0) {
-    std::fprintf(out, "  past their estimate      %llu jobs ran longer than they asked for\n",
+    std::fprintf(out, "  past their estimate      %llu jobs ran longer than the scheduler was told\n",
                  static_cast<unsigned long long>(report.run.overran_estimate));
   }
   std::fprintf(out, "  events                   %llu (%llu scheduling decisions)\n",

@@ -111,7 +111,7 @@ TEST_CASE("jobs workload: every mistake is located at its key") {
       {file + "    format: swf\n", "  scheduler: {backfill: aggressive}\n", "workload.scheduler.backfill", "easy"},
       {file + "    format: swf\n", "  scheduler: {oder: sjf}\n", "workload.scheduler.oder", ""},
       {file + "    format: swf\n", "  placement: worst-fit\n", "workload.placement", "best-fit"},
-      {file + "    format: swf\n", "  estimates: predicted\n", "workload.estimates", "exact"},
+      {file + "    format: swf\n", "  estimates: guessed\n", "workload.estimates", "predicted"},
       {"    file: no-such-trace.swf\n    format: swf\n", "", "workload.trace.file", "no-such-trace.swf"},
   };
   for (const Case& c : cases) {

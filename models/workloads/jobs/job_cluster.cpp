@@ -15,7 +15,7 @@ namespace fathom::jobs {
 
 namespace {
 
-enum Kind : sim::EventKind { kSubmit, kFinish, kDecide };
+enum Kind : sim::EventKind { kSubmit, kFinish, kDecide, kCorrect };
 // The decision runs after every arrival and end of its instant.
 constexpr std::uint8_t kAfterChanges = 1;
 
@@ -30,6 +30,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         predict_(spec.predict_from_history) {
     run_.jobs.resize(jobs.size());
     run_.estimates.assign(estimates.begin(), estimates.end());
+    expected_end_.resize(jobs.size());
     // At most one decision per arrival and one per end, and a share per job at least: reserved
     // once rather than grown by copying.
     run_.timeline.reserve(2 * jobs.size());
@@ -57,6 +58,10 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         break;
       case kFinish:
         finish(job);
+        request_decision(ctx);
+        break;
+      case kCorrect:
+        correct(job);
         request_decision(ctx);
         break;
       case kDecide:
@@ -95,8 +100,14 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     r.first_share = static_cast<std::uint32_t>(first);
     r.nodes = static_cast<std::int32_t>(shares.size());
     r.leaves = place::leaves_spanned(pool_, shares);
-    running_.insert({sim::SimTime::saturating_add(r.start, q.estimate), q.job, q.gpus});
-    if (jobs_[q.job].run > q.estimate) ++run_.overran_estimate;
+    expected_end_[q.job] = sim::SimTime::saturating_add(r.start, q.estimate);
+    running_.insert({expected_end_[q.job], q.job, q.gpus});
+    if (jobs_[q.job].run > q.estimate) {
+      ++run_.overran_estimate;
+      // A prediction the job outlives falls back to the user's request, when that is longer.
+      if (predict_ && estimates_[q.job] > q.estimate)
+        ctx_->send(ctx_->self(), q.estimate, kCorrect, sim::Payload::of(q.job));
+    }
     ctx_->send(ctx_->self(), jobs_[q.job].run, kFinish, sim::Payload::of(q.job));
     return true;
   }
@@ -105,13 +116,20 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const JobRun& r = run_.jobs[job];
     pool_.give(
         std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
-    running_.erase({sim::SimTime::saturating_add(r.start, run_.estimates[job]), job, jobs_[job].gpus});
+    running_.erase({expected_end_[job], job, jobs_[job].gpus});
     if (predict_ && jobs_[job].user >= 0) {
       History& h = history_[jobs_[job].user];
       h.previous = h.last;
       h.last = jobs_[job].run;
       h.finished = std::min(h.finished + 1, 2);
     }
+  }
+
+  // A running job past its predicted end: expected to end when its request runs out instead.
+  void correct(std::uint32_t job) {
+    running_.erase({expected_end_[job], job, jobs_[job].gpus});
+    expected_end_[job] = sim::SimTime::saturating_add(run_.jobs[job].start, estimates_[job]);
+    running_.insert({expected_end_[job], job, jobs_[job].gpus});
   }
 
   // The user's history's prediction of a job's run time, never above its request.
@@ -140,6 +158,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   bool decision_pending_ = false;
   bool predict_ = false;
   std::map<std::int32_t, History> history_;  // by user: their last finished run times
+  std::vector<sim::SimTime> expected_end_;   // by job, while it runs: its key in running_
   JobClusterRun run_;
 };
 

@@ -31,7 +31,8 @@ struct JobClusterSpec {
   // (Tsafrir, Etsion and Feitelson, "Backfilling using system-generated predictions rather than
   // user runtime estimates", IEEE TPDS 2007): the mean run time of the user's last two jobs to
   // finish (the last one when only one has), never above the given estimate, which is the user's
-  // request; the request itself while the user has no finished job.
+  // request; the request itself while the user has no finished job. A job that outlives its
+  // prediction is then expected to run to its request (the paper's simplest correction).
   bool predict_from_history = false;
 };
 

@@ -224,3 +224,53 @@ TEST_CASE("a run is a function of its input: the same trace gives the same sched
     CHECK(a.timeline.back().queued == 0);
   }
 }
+
+// Predictions from the user's history (Tsafrir et al., TPDS 2007): the mean of the user's last
+// two finished run times, capped by the request; the request while the user has none finished.
+TEST_CASE("estimates predicted from each user's last two finished jobs") {
+  auto with_user = [](jobs::TraceJob j, std::int32_t user) {
+    j.user = user;
+    return j;
+  };
+  const std::vector<jobs::TraceJob> trace{
+      with_user(job(1, 0_s, 1, 100_s), 7),    // finishes at 100
+      with_user(job(2, 0_s, 1, 300_s), 7),    // finishes at 300
+      with_user(job(3, 400_s, 1, 50_s), 7),   // told (100 + 300) / 2 = 200; finishes at 450
+      with_user(job(4, 400_s, 1, 60_s), 8),   // no history: its request
+      with_user(job(5, 500_s, 1, 40_s), 7),   // told (300 + 50) / 2 = 175
+      with_user(job(6, 500_s, 1, 40_s), -1),  // no user: its request
+      with_user(job(7, 600_s, 1, 10_s), 7),   // told min((50 + 40) / 2, 30) = 30: capped by its request
+  };
+  const std::vector<SimTime> requests{1000_s, 1000_s, 1000_s, 900_s, 1000_s, 800_s, 30_s};
+  auto spec = cluster(1, 4, sched::QueueOrder::kFcfs, sched::Backfill::kEasy);
+  spec.predict_from_history = true;
+  const jobs::JobClusterRun run = jobs::run_job_cluster(trace, requests, spec, 1);
+  CHECK(run.estimates == std::vector<SimTime>{1000_s, 1000_s, 200_s, 900_s, 175_s, 800_s, 30_s});
+  for (std::size_t i = 0; i < trace.size(); ++i) CHECK(run.jobs[i].start == trace[i].submit);  // 4 GPUs: no wait
+  spec.predict_from_history = false;
+  CHECK(jobs::run_job_cluster(trace, requests, spec, 1).estimates == requests);
+}
+
+// A job that outlives its prediction is then expected to run to its request: a head waiting for
+// it is reserved at that time, so a long job may backfill in front of it.
+TEST_CASE("a job past its prediction is expected to run to its request") {
+  auto with_user = [](jobs::TraceJob j, std::int32_t user) {
+    j.user = user;
+    return j;
+  };
+  // Two GPUs. User 1's first two jobs (10 s each) make the prediction of the third 10 s; it runs
+  // 100 s, against a request of 1,000 s. The head (2 GPUs) waits for it. At 40 s a 1-GPU job of
+  // 50 s arrives: with the prediction corrected (expected end 1,020 s) it backfills at once (it
+  // ends by the shadow time); uncorrected ("any moment now") it would wait.
+  const std::vector<jobs::TraceJob> trace{with_user(job(1, 0_s, 1, 10_s), 1), with_user(job(2, 0_s, 1, 10_s), 1),
+                                          with_user(job(3, 20_s, 1, 100_s), 1), with_user(job(4, 25_s, 2, 10_s), 2),
+                                          with_user(job(5, 40_s, 1, 50_s), 3)};
+  const std::vector<SimTime> requests{1000_s, 1000_s, 1000_s, 10_s, 50_s};
+  auto spec = cluster(1, 2, sched::QueueOrder::kFcfs, sched::Backfill::kEasy);
+  spec.predict_from_history = true;
+  const jobs::JobClusterRun run = jobs::run_job_cluster(trace, requests, spec, 1);
+  CHECK(run.estimates[2] == 10_s);
+  CHECK(run.jobs[4].start == 40_s);
+  CHECK(run.jobs[3].start == 120_s);
+  CHECK(run.overran_estimate == 1);
+}
