@@ -547,8 +547,8 @@ void read_workload(Scenario& s, MapReader w) {
   }
   if (kind == "jobs") {
     s.workload = WorkloadKind::kJobs;
-    read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus,
-                       s.seed, s.locations);
+    read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, s.seed,
+                       s.locations);
     w.finish();
     return;
   }

@@ -118,8 +118,9 @@ TEST_CASE("Alibaba packing: allocation at 100% and 130% arrived, for each placem
     const report::JobsReport r = run("alibaba-packing.yaml", {std::string("workload.placement=") + row.policy});
     REQUIRE(r.packing);
     const jobs::PackingRun& p = *r.packing;
-    MESSAGE(std::string(row.policy) << ": allocated " << p.allocated_at_100 << " at 100% arrived, " << p.allocated_at_end
-                       << " at " << p.arrived_at_end << "; " << p.failed << " of " << p.arrivals << " failed");
+    MESSAGE(std::string(row.policy) << ": allocated " << p.allocated_at_100 << " at 100% arrived, "
+                                    << p.allocated_at_end << " at " << p.arrived_at_end << "; " << p.failed << " of "
+                                    << p.arrivals << " failed");
     CHECK(p.allocated_at_100 == doctest::Approx(row.at_100).epsilon(0.0005));
     CHECK(p.allocated_at_end == doctest::Approx(row.at_130).epsilon(0.0005));
     CHECK(p.arrived_at_end >= 1.3);
