@@ -156,6 +156,56 @@ void read_packing(JobsWorkload& w, MapReader& m, MapReader& t, const ValueReader
   }
 }
 
+// `scheduler` and `placement`: who starts when, and where.
+void read_policy(JobsWorkload& w, MapReader& m, Reader& r) {
+  MapReader s = m.optional_child("scheduler");
+  r.note(s);
+  r.find(s, "order");
+  r.find(s, "backfill");
+  w.scheduler.order =
+      s.one_of("order", {"fcfs", "sjf"}, "fcfs") == "sjf" ? sched::QueueOrder::kSjf : sched::QueueOrder::kFcfs;
+  const std::string backfill = s.one_of("backfill", {"none", "easy", "conservative"}, "easy");
+  w.scheduler.backfill = backfill == "none"   ? sched::Backfill::kNone
+                         : backfill == "easy" ? sched::Backfill::kEasy
+                                              : sched::Backfill::kConservative;
+  s.finish();
+  if (const auto v = r.find(m, "placement"); v && v->is_scalar()) {
+    const std::string& x = v->node().Scalar();
+    if (x == "random" || x == "packing" || x == "fgd") {
+      m.fail("placement", "first-fit, best-fit or topology-aware",
+             "random, packing and fgd place shares of GPUs: only with format: alibaba");
+    }
+  }
+  const std::string placement = m.one_of("placement", {"first-fit", "best-fit", "topology-aware"}, "first-fit");
+  w.placement = placement == "best-fit"         ? place::PlacementPolicy::kBestFit
+                : placement == "topology-aware" ? place::PlacementPolicy::kTopologyAware
+                                                : place::PlacementPolicy::kFirstFit;
+}
+
+// `training_jobs`, read by the scenario loader into w.training: each job's submit time and GPUs.
+void read_training_trace(JobsWorkload& w, MapReader& m, Reader& r) {
+  m.forbid("trace", "not with training_jobs (the jobs are listed there)");
+  m.forbid("estimates", "not with training_jobs (the scheduler is told each job's run time alone)");
+  m.forbid("fill", "only with format: alibaba (the packing experiment)");
+  read_policy(w, m, r);
+  w.format = TraceFormat::kTraining;
+  w.file = "training_jobs";
+  w.estimates = EstimateSource::kExact;
+  for (std::size_t i = 0; i < w.training.size(); ++i) {
+    jobs::TraceJob job;
+    job.id = static_cast<std::int64_t>(i) + 1;
+    job.submit = w.training_submit[i];
+    job.gpus = w.training[i].spec.gpus;
+    job.status = jobs::JobStatus::kCompleted;
+    job.line = w.training_at[i].line;
+    // Its run time is its steps at its step time alone, known once the step is simulated
+    // (report/jobs): the loader only orders and sizes the jobs.
+    w.jobs.push_back(job);
+    w.job_estimates.push_back(sim::SimTime::zero());
+  }
+  w.trace_jobs = static_cast<std::int64_t>(w.jobs.size());
+}
+
 }  // namespace
 
 std::string resolve(const std::string& scenario_file, const std::string& written) {
@@ -167,6 +217,10 @@ std::string resolve(const std::string& scenario_file, const std::string& written
 void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenario_file, int cluster_nodes,
                         std::int64_t cluster_gpus, std::uint64_t seed, std::map<std::string, Location>& locations) {
   Reader r(locations);
+  if (!w.training.empty()) {
+    read_training_trace(w, m, r);
+    return;
+  }
   MapReader t = m.child("trace");
   r.note(t);
   r.find(t, "format");
@@ -235,28 +289,7 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
   w.estimates = estimates == "exact"       ? EstimateSource::kExact
                 : estimates == "predicted" ? EstimateSource::kPredicted
                                            : EstimateSource::kTrace;
-  MapReader s = m.optional_child("scheduler");
-  r.note(s);
-  r.find(s, "order");
-  r.find(s, "backfill");
-  w.scheduler.order =
-      s.one_of("order", {"fcfs", "sjf"}, "fcfs") == "sjf" ? sched::QueueOrder::kSjf : sched::QueueOrder::kFcfs;
-  const std::string backfill = s.one_of("backfill", {"none", "easy", "conservative"}, "easy");
-  w.scheduler.backfill = backfill == "none"   ? sched::Backfill::kNone
-                         : backfill == "easy" ? sched::Backfill::kEasy
-                                              : sched::Backfill::kConservative;
-  s.finish();
-  if (const auto v = r.find(m, "placement"); v && v->is_scalar()) {
-    const std::string& x = v->node().Scalar();
-    if (x == "random" || x == "packing" || x == "fgd") {
-      m.fail("placement", "first-fit, best-fit or topology-aware",
-             "random, packing and fgd place shares of GPUs: only with format: alibaba");
-    }
-  }
-  const std::string placement = m.one_of("placement", {"first-fit", "best-fit", "topology-aware"}, "first-fit");
-  w.placement = placement == "best-fit"         ? place::PlacementPolicy::kBestFit
-                : placement == "topology-aware" ? place::PlacementPolicy::kTopologyAware
-                                                : place::PlacementPolicy::kFirstFit;
+  read_policy(w, m, r);
 
   // The trace, as its format reads it.
   const std::string file_key = t.path() + ".file";
@@ -280,7 +313,8 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
     case TraceFormat::kSynthetic:
       all = jobs::generate_jobs(w.generator, seed);
       break;
-    case TraceFormat::kAlibaba:  // read by read_packing
+    case TraceFormat::kAlibaba:   // read by read_packing
+    case TraceFormat::kTraining:  // read by read_training_trace
       break;
   }
   w.trace_jobs = static_cast<std::int64_t>(all.size());

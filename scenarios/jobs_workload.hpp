@@ -15,6 +15,7 @@
 #include "models/scheduling/scheduler.hpp"
 #include "models/workloads/jobs/job_generator.hpp"
 #include "models/workloads/jobs/trace_job.hpp"
+#include "models/workloads/jobs/training_job.hpp"
 #include "scenarios/alibaba_reader.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/job_csv_reader.hpp"
@@ -25,7 +26,14 @@ namespace fathom::scenario {
 
 class MapReader;
 
-enum class TraceFormat { kSwf, kItp, kCsv, kAlibaba, kSynthetic };
+enum class TraceFormat {
+  kSwf,
+  kItp,
+  kCsv,
+  kAlibaba,
+  kSynthetic,
+  kTraining,  // `training_jobs`: modelled training jobs listed in the scenario
+};
 enum class EstimateSource {
   kTrace,      // the trace's requested times (a job without one: its run time, counted)
   kExact,      // the run times themselves: a scheduler with perfect knowledge
@@ -55,6 +63,10 @@ struct JobsWorkload {
   std::string nodes_file;  // the node list, resolved
   double fill = 0;         // arrived GPU demand at which arrivals stop, as a fraction of the cluster's GPUs
   place::SharePolicy share_policy = place::SharePolicy::kFirstFit;
+  // training_jobs: the modelled jobs, each with its submit time and the place it was written.
+  std::vector<jobs::TrainingJob> training;
+  std::vector<sim::SimTime> training_submit;
+  std::vector<Location> training_at;
 
   // What the loader made of it.
   std::vector<jobs::TraceJob> jobs;               // the window, in submit order, its first submit at time 0
@@ -73,10 +85,12 @@ struct JobsWorkload {
 // `written`, a path in the scenario, resolved against the scenario file's folder.
 std::string resolve(const std::string& scenario_file, const std::string& written);
 
-// Reads `workload` (kind: jobs) into `w`, resolving the trace file against `scenario_file`'s
-// folder and recording each key's location in `locations`. `cluster_nodes` and `cluster_gpus`
-// are the cluster's, for the oversize policy and the node list; `seed` draws synthetic and
-// resampled traces. Throws ScenarioError.
+// Reads `workload` (kind: jobs) into `w`: its trace, or, when w.training already holds the
+// scenario's `training_jobs` (the scenario loader reads those, as it reads training workloads),
+// those jobs. Resolves the trace file against `scenario_file`'s folder and records each key's
+// location in `locations`. `cluster_nodes` and `cluster_gpus` are the cluster's, for the
+// oversize policy and the node list; `seed` draws synthetic and resampled traces. Throws
+// ScenarioError.
 void read_jobs_workload(JobsWorkload& w, MapReader& workload, const std::string& scenario_file, int cluster_nodes,
                         std::int64_t cluster_gpus, std::uint64_t seed, std::map<std::string, Location>& locations);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -475,6 +476,49 @@ void check_training(const Scenario& s) {
   }
 }
 
+// `workload.training_jobs` (kind: jobs): a list of training jobs, each a training workload's
+// keys (model, gpus, parallel, batch, ...) with its submit time and length in steps or tokens.
+void read_training_jobs(Scenario& s, MapReader& w) {
+  ListReader list = w.list("training_jobs");
+  s.locations[list.path()] = list.location();
+  if (list.empty()) list.fail("a list of training jobs (model, gpus, steps, ...)");
+  JobsWorkload& jw = s.jobs;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader job = list.at(i).map();
+    note(s, job);
+    for (auto key : {"name", "submit", "steps"}) {
+      if (auto v = job.find(key)) note(s, *v);
+    }
+    const std::string name = job.optional<std::string>("name", "job" + std::to_string(i + 1), "a job name");
+    const sim::SimTime submit = job.duration("submit", sim::SimTime::zero());
+    if (!jw.training_submit.empty() && submit < jw.training_submit.back()) {
+      job.fail("submit", "a time no earlier than the job above's (list the jobs in submit order)");
+    }
+    if (!job.has("gpus")) job.fail("gpus", "the GPUs the job asks for");
+    const bool steps_given = job.has("steps");
+    const std::int64_t steps = steps_given ? job.count("steps", Sign::kPositive) : 0;
+    s.training = train::TrainingSpec{};
+    read_training(s, job);
+    train::TrainingSpec spec = s.training;
+    if (steps_given == (spec.tokens > 0)) {
+      job.fail("steps", "either steps or tokens, for the job's length");
+    }
+    try {
+      train::check(spec);
+    } catch (const sim::SpecError& e) {
+      reject(s, e.violation(), job.path() + "." + e.violation().field);
+    }
+    const double tokens_per_step = static_cast<double>(spec.global_batch) * spec.sequence;
+    jobs::TrainingJob t{name, spec,
+                        steps_given ? steps : static_cast<std::int64_t>(std::ceil(spec.tokens / tokens_per_step))};
+    job.finish();
+    jw.training.push_back(std::move(t));
+    jw.training_submit.push_back(submit);
+    jw.training_at.push_back(job.location());
+  }
+  s.training = train::TrainingSpec{};
+}
+
 void read_expect(Scenario& s, MapReader e) {
   note(s, e);
   for (auto key : kExpectKeys) {
@@ -547,6 +591,7 @@ void read_workload(Scenario& s, MapReader w) {
   }
   if (kind == "jobs") {
     s.workload = WorkloadKind::kJobs;
+    if (w.has("training_jobs")) read_training_jobs(s, w);
     read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, s.seed,
                        s.locations);
     w.finish();

@@ -1,8 +1,14 @@
 #include "report/jobs/jobs_report.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
 #include <utility>
 
+#include "models/workloads/training/comms_cache.hpp"
+#include "models/workloads/training/step_model.hpp"
 #include "report/terminal.hpp"
 #include "sim/simulation.hpp"
 #include "sim/stats/histogram.hpp"
@@ -19,8 +25,7 @@ struct FabricPlace {
   std::vector<std::int32_t> leaf, pod;
 };
 
-FabricPlace fabric_place(const topo::ClusterSpec& spec) {
-  const topo::Topology topology = topo::build_cluster(spec);
+FabricPlace fabric_place(const topo::ClusterSpec& spec, const topo::Topology& topology) {
   FabricPlace p;
   p.leaf.assign(static_cast<std::size_t>(spec.nodes), -1);
   p.pod.assign(static_cast<std::size_t>(spec.nodes), -1);
@@ -43,6 +48,42 @@ FabricPlace fabric_place(const topo::ClusterSpec& spec) {
   return p;
 }
 
+// Each training job's step simulated alone, on the cluster's first nodes, and its ring rate
+// there; its run time and the scheduler's estimate are its steps at that step time.
+void simulate_alone(JobsReport& report, jobs::FabricShare& fabric) {
+  scenario::Scenario& s = report.scenario;
+  scenario::JobsWorkload& w = s.jobs;
+  train::CommsCache cache;
+  const std::int32_t per_node = std::max(1, s.cluster.node.gpus);
+  for (std::size_t i = 0; i < w.training.size(); ++i) {
+    const jobs::TrainingJob& job = w.training[i];
+    const train::TrainingResult alone =
+        train::simulate_training_step(job.spec, s.accelerator, s.cluster, s.collectives, s.seed, {false, &cache});
+    if (!alone.simulated) {
+      char found[128];
+      std::snprintf(found, sizeof found, "%.1f GB per rank on stage %d, of the %.1f GB usable",
+                    alone.memory.peak_bytes / 1e9, alone.memory.peak_stage, alone.memory.capacity_bytes / 1e9);
+      throw scenario::ScenarioError(w.training_at[i], "workload.training_jobs[" + std::to_string(i) + "]",
+                                    "a strategy whose ranks fit in the accelerator's memory", found,
+                                    "shard more (parallel.tp, pp, zero) or recompute more");
+    }
+    report.modelled.push_back(jobs::modelled_step(alone, job.steps));
+    report.alone.push_back({alone.step_seconds, alone.mfu, alone.tokens_per_s});
+    std::vector<std::int32_t> first_nodes;
+    for (std::int32_t n = 0; n * per_node < job.spec.gpus; ++n) first_nodes.push_back(n);
+    report.reference_rate.push_back(fabric.ring_rates({&first_nodes, 1}).front());
+    const double run_ns = std::ceil(static_cast<double>(job.steps) * alone.step_seconds * 1e9);
+    if (!(run_ns < static_cast<double>(sim::SimTime::max().ns()))) {
+      throw scenario::ScenarioError(
+          w.training_at[i], "workload.training_jobs[" + std::to_string(i) + "].steps",
+          "a run that ends within the clock (292 years)",
+          std::to_string(job.steps) + " steps of " + std::to_string(alone.step_seconds) + " s");
+    }
+    w.jobs[i].run = sim::SimTime::from_ns(static_cast<std::int64_t>(run_ns));
+    w.job_estimates[i] = w.jobs[i].run;
+  }
+}
+
 }  // namespace
 
 JobsSummary summarize_jobs(const scenario::JobsWorkload& w, const jobs::JobClusterRun& run) {
@@ -57,12 +98,16 @@ JobsSummary summarize_jobs(const scenario::JobsWorkload& w, const jobs::JobClust
     const jobs::TraceJob& j = w.jobs[i];
     const jobs::JobRun& r = run.jobs[i];
     const double wait_s = (r.start - j.submit).to_seconds();
-    const double run_s = j.run.to_seconds();
+    // A modelled job's run beside its neighbours may exceed its run alone (j.run): slowdowns
+    // measure the response against the run alone, utilisation counts the GPUs as held.
+    const double response_s = (r.end - j.submit).to_seconds();
     wait.add(wait_s);
-    bounded += std::max(1.0, (wait_s + run_s) / std::max(run_s, kBoundedSlowdownFloorS));
-    jct += (r.end - j.submit).to_seconds();
-    gpu_seconds += run_s * j.gpus;
+    bounded += std::max(1.0, response_s / std::max(j.run.to_seconds(), kBoundedSlowdownFloorS));
+    jct += response_s;
+    gpu_seconds += (r.end - r.start).to_seconds() * j.gpus;
     last_end = std::max(last_end, r.end);
+    s.mean_interference += r.interference;
+    s.max_interference = std::max(s.max_interference, r.interference);
   }
   const double n = static_cast<double>(w.jobs.size());
   s.makespan_s = (last_end - w.jobs.front().submit).to_seconds();
@@ -73,6 +118,7 @@ JobsSummary summarize_jobs(const scenario::JobsWorkload& w, const jobs::JobClust
   s.p99_wait_s = wait.p99();
   s.max_wait_s = wait.max();
   s.mean_bounded_slowdown = bounded / n;
+  s.mean_interference /= n;
   s.mean_jct_s = jct / n;
   // The timeline holds the state after each change: each sample lasts until the next.
   double busy_while_waiting = 0;
@@ -104,7 +150,8 @@ JobsReport evaluate_jobs(scenario::Scenario scenario) {
   }
   jobs::JobClusterSpec spec;
   spec.gpus_per_node.assign(static_cast<std::size_t>(s.cluster.nodes), s.cluster.node.gpus);
-  FabricPlace where = fabric_place(s.cluster);
+  const topo::Topology topology = topo::build_cluster(s.cluster);
+  FabricPlace where = fabric_place(s.cluster, topology);
   spec.leaf_of_node = std::move(where.leaf);
   spec.pod_of_node = std::move(where.pod);
   const int domain = std::max(1, s.cluster.node.nvlink_domain_nodes);
@@ -112,6 +159,14 @@ JobsReport evaluate_jobs(scenario::Scenario scenario) {
   spec.scheduler = s.jobs.scheduler;
   spec.placement = s.jobs.placement;
   spec.predict_from_history = s.jobs.estimates == scenario::EstimateSource::kPredicted;
+  std::optional<jobs::FabricShare> fabric;
+  if (!s.jobs.training.empty()) {
+    fabric.emplace(topology, s.seed);
+    simulate_alone(report, *fabric);
+    spec.modelled = report.modelled;
+    spec.reference_rate = report.reference_rate;
+    spec.fabric = &*fabric;
+  }
   report.run = jobs::run_job_cluster(s.jobs.jobs, s.jobs.job_estimates, spec, s.seed);
   report.summary = summarize_jobs(s.jobs, report.run);
   return report;

@@ -30,6 +30,8 @@ struct JobsSummary {
   double mean_wait_s = 0, p50_wait_s = 0, p90_wait_s = 0, p99_wait_s = 0, max_wait_s = 0;
   double mean_bounded_slowdown = 0;
   double mean_jct_s = 0;  // job completion time: submit to end
+  // Run time beside the neighbours over run time alone (modelled training jobs; 1 for opaque).
+  double mean_interference = 0, max_interference = 0;
   // Time-weighted share of the GPUs allocated while at least one job waited; -1 when no job
   // ever waited (the question does not arise).
   double allocation_ratio = -1;
@@ -42,6 +44,15 @@ struct JobsReport {
   jobs::JobClusterRun run;  // a trace run over time
   JobsSummary summary;
   std::optional<jobs::PackingRun> packing;  // format: alibaba, the packing experiment instead
+  // training_jobs: each job's step simulated alone on the cluster's first nodes (by job).
+  struct Alone {
+    double step_s = 0;
+    double mfu = 0;
+    double tokens_per_s = 0;
+  };
+  std::vector<jobs::ModelledStep> modelled;
+  std::vector<double> reference_rate;  // its ring rate there (jobs::FabricShare), bytes/s per flow
+  std::vector<Alone> alone;
 };
 
 // Runs the scenario's trace. A scenario whose workload is not jobs is bad input

@@ -1,5 +1,6 @@
 // The jobs run as a Perfetto timeline: a track per node, a slice per job on each node it held,
-// and the cluster's busy GPUs and queue as counters (docs/jobs.md, "Outputs").
+// and the cluster's busy GPUs and queue as counters; a modelled training job's slices are named
+// after it, and its step time is a counter of its own (docs/jobs.md, "Outputs").
 #include <string>
 
 #include "report/jobs/jobs_report.hpp"
@@ -20,7 +21,8 @@ void write_jobs_trace(std::ostream& out, const JobsReport& report) {
     const jobs::JobRun& r = run.jobs[i];
     for (std::int32_t k = 0; k < r.nodes; ++k) {
       const place::NodeShare& share = run.shares[r.first_share + static_cast<std::uint32_t>(k)];
-      trace.complete(kCluster, share.node + 1, "job " + std::to_string(job.id), r.start, r.end - r.start, "job",
+      const std::string name = i < w.training.size() ? w.training[i].name : "job " + std::to_string(job.id);
+      trace.complete(kCluster, share.node + 1, name, r.start, r.end - r.start, "job",
                      {{"gpus_here", share.gpus},
                       {"gpus", job.gpus},
                       {"wait_s", (r.start - job.submit).to_seconds()},
@@ -31,6 +33,10 @@ void write_jobs_trace(std::ostream& out, const JobsReport& report) {
     trace.counter(kCluster, "GPUs", c.at,
                   {{"busy", static_cast<double>(c.busy_gpus)}, {"stranded", static_cast<double>(c.stranded_gpus)}});
     trace.counter(kCluster, "jobs", c.at, {{"queued", c.queued}, {"running", c.running}});
+  }
+  for (const jobs::StepChange& c : run.step_changes) {
+    trace.counter(kCluster, "step time " + w.training[c.job].name, c.at,
+                  {{"step_s", c.step_s}, {"slowdown", c.slowdown}});
   }
   trace.write(out);
 }

@@ -59,6 +59,8 @@ std::string_view format_name(scenario::TraceFormat f) {
       return "alibaba";
     case scenario::TraceFormat::kSynthetic:
       return "synthetic";
+    case scenario::TraceFormat::kTraining:
+      return "training_jobs";
   }
   return "?";
 }
@@ -79,6 +81,60 @@ std::int64_t left_out_count(const scenario::JobsWorkload& w) {
   std::int64_t n = 0;
   for (const auto& t : w.left_out) n += t.count;
   return n;
+}
+
+// What training_jobs ran at: a row per job, step alone and beside its neighbours.
+void write_training_jobs_summary(std::FILE* out, const JobsReport& report) {
+  const scenario::JobsWorkload& w = report.scenario.jobs;
+  constexpr std::size_t kRows = 20;
+  std::fprintf(out, "\n  %-16s %6s %5s %6s %8s %12s %8s %12s %12s\n", "training job", "GPUs", "nodes", "leaves",
+               "steps", "step alone", "MFU", "run alone", "interference");
+  for (std::size_t i = 0; i < w.training.size() && i < kRows; ++i) {
+    const jobs::JobRun& r = report.run.jobs[i];
+    std::fprintf(out, "  %-16s %6d %5d %6d %8lld %10.4g s %7.2f%% %10.6g s %11.4fx\n", w.training[i].name.c_str(),
+                 w.jobs[i].gpus, r.nodes, r.leaves, static_cast<long long>(w.training[i].steps), report.alone[i].step_s,
+                 100 * report.alone[i].mfu, w.jobs[i].run.to_seconds(), r.interference);
+  }
+  if (w.training.size() > kRows) {
+    std::fprintf(out, "  ... %zu more in --jobs-out and --json\n", w.training.size() - kRows);
+  }
+}
+
+void write_training_jobs_json(sim::JsonWriter& j, const JobsReport& report) {
+  const scenario::JobsWorkload& w = report.scenario.jobs;
+  j.key("training_jobs");
+  j.begin_array();
+  for (std::size_t i = 0; i < w.training.size(); ++i) {
+    const jobs::JobRun& r = report.run.jobs[i];
+    const jobs::ModelledStep& m = report.modelled[i];
+    j.begin_object();
+    j.member("name", w.training[i].name);
+    j.member("model", w.training[i].spec.model.name);
+    j.member("gpus", w.jobs[i].gpus);
+    j.member("steps", w.training[i].steps);
+    j.member("step_alone_s", m.step_s);
+    j.member("mfu_alone", report.alone[i].mfu);
+    j.member("tokens_per_s_alone", report.alone[i].tokens_per_s);
+    j.member("reduce_s", m.reduce_s);
+    j.member("overhang_s", m.overhang_s);
+    j.member("exposed_dp_s", m.exposed_s);
+    j.member("run_alone_s", w.jobs[i].run.to_seconds());
+    j.member("run_s", (r.end - r.start).to_seconds());
+    j.member("interference", r.interference);
+    j.key("step_changes");
+    j.begin_array();
+    for (const jobs::StepChange& c : report.run.step_changes) {
+      if (c.job != i) continue;
+      j.begin_object();
+      j.member("at_s", c.at.to_seconds());
+      j.member("step_s", c.step_s);
+      j.member("slowdown", c.slowdown);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
 }
 
 }  // namespace
@@ -126,6 +182,10 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
     std::fprintf(out, "  allocated while waiting  no job ever waited\n");
   }
   std::fprintf(out, "  queue                    at most %u jobs\n", m.max_queued);
+  if (!w.training.empty()) {
+    std::fprintf(out, "  interference             mean x%.4f, max x%.4f (run time beside the others over alone)\n",
+                 m.mean_interference, m.max_interference);
+  }
   if (report.run.overran_estimate > 0) {
     std::fprintf(out, "  past their estimate      %llu jobs ran longer than the scheduler was told\n",
                  static_cast<unsigned long long>(report.run.overran_estimate));
@@ -133,6 +193,7 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
   std::fprintf(out, "  events                   %llu (%llu scheduling decisions)\n",
                static_cast<unsigned long long>(report.run.events),
                static_cast<unsigned long long>(report.run.decisions));
+  if (!w.training.empty()) write_training_jobs_summary(out, report);
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
 }
 
@@ -212,7 +273,10 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
   j.member("waiting_time_s", m.waiting_time_s);
   j.member("max_queued", m.max_queued);
   j.member("overran_estimate", report.run.overran_estimate);
+  j.member("mean_interference", m.mean_interference);
+  j.member("max_interference", m.max_interference);
   j.end_object();
+  if (!w.training.empty()) write_training_jobs_json(j, report);
   j.key("simulation");
   j.begin_object();
   j.member("events", report.run.events);
@@ -225,19 +289,21 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
 
 void write_jobs_csv(std::ostream& out, const JobsReport& report) {
   const scenario::JobsWorkload& w = report.scenario.jobs;
-  out << "job,user,group,line,submit_s,start_s,end_s,wait_s,run_s,estimate_s,gpus,nodes,leaves,slowdown,"
-         "bounded_slowdown,preemptions,logged_wait_s\n";
+  out << "job,name,user,group,line,submit_s,start_s,end_s,wait_s,run_s,alone_run_s,interference,estimate_s,gpus,nodes,"
+         "leaves,slowdown,bounded_slowdown,preemptions,logged_wait_s\n";
   for (std::size_t i = 0; i < w.jobs.size(); ++i) {
     const jobs::TraceJob& job = w.jobs[i];
     const jobs::JobRun& r = report.run.jobs[i];
     const sim::SimTime wait = r.start - job.submit;
-    const double run_s = job.run.to_seconds();
+    // Slowdowns against the run alone (job.run): a modelled job may run longer beside others.
+    const double alone_s = job.run.to_seconds();
     const double response_s = (r.end - job.submit).to_seconds();
-    out << job.id << ',' << job.user << ',' << job.group << ',' << job.line << ',' << secs(job.submit) << ','
-        << secs(r.start) << ',' << secs(r.end) << ',' << secs(wait) << ',' << secs(job.run) << ','
+    out << job.id << ',' << (i < w.training.size() ? w.training[i].name : std::string()) << ',' << job.user << ','
+        << job.group << ',' << job.line << ',' << secs(job.submit) << ',' << secs(r.start) << ',' << secs(r.end) << ','
+        << secs(wait) << ',' << secs(r.end - r.start) << ',' << secs(job.run) << ',' << g(r.interference) << ','
         << secs(report.run.estimates[i]) << ',' << job.gpus << ',' << r.nodes << ',' << r.leaves << ','
-        << (run_s > 0 ? g(response_s / run_s) : std::string()) << ','
-        << g(std::max(1.0, response_s / std::max(run_s, kBoundedSlowdownFloorS))) << ",0,"
+        << (alone_s > 0 ? g(response_s / alone_s) : std::string()) << ','
+        << g(std::max(1.0, response_s / std::max(alone_s, kBoundedSlowdownFloorS))) << ",0,"
         << (job.logged_wait ? secs(*job.logged_wait) : std::string()) << '\n';
   }
 }

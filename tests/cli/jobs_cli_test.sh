@@ -24,10 +24,10 @@ for key in count utilization makespan_s mean_wait_s p50_wait_s p90_wait_s p99_wa
 done
 check "JSON counts the jobs" grep -q '"count": 28475' "$tmp/a.json"
 check "the jobs CSV has a header and a row per job" test "$(wc -l <"$tmp/a-jobs.csv")" -eq 28476
-check "the jobs CSV header" grep -q '^job,user,group,line,submit_s,start_s,end_s,wait_s,run_s,estimate_s,gpus,nodes,leaves,slowdown,bounded_slowdown,preemptions,logged_wait_s$' "$tmp/a-jobs.csv"
+check "the jobs CSV header" grep -q '^job,name,user,group,line,submit_s,start_s,end_s,wait_s,run_s,alone_run_s,interference,estimate_s,gpus,nodes,leaves,slowdown,bounded_slowdown,preemptions,logged_wait_s$' "$tmp/a-jobs.csv"
 check "the timeline CSV header" grep -q '^time_s,busy_gpus,utilisation,queued,running,free_gpus,stranded_gpus,fragmentation$' "$tmp/a-tl.csv"
 # No job starts before it is submitted; no instant has more GPUs busy than the cluster's 100.
-check "no job starts before its submit time" awk -F, 'NR > 1 && $6 < $5 { bad = 1 } END { exit bad }' "$tmp/a-jobs.csv"
+check "no job starts before its submit time" awk -F, 'NR > 1 && $7 < $6 { bad = 1 } END { exit bad }' "$tmp/a-jobs.csv"
 check "never more than 100 GPUs busy" awk -F, 'NR > 1 && $2 > 100 { bad = 1 } END { exit bad }' "$tmp/a-tl.csv"
 "$fathom" simulate "$kth" --json "$tmp/b.json" --jobs-out "$tmp/b-jobs.csv" --timeline-out "$tmp/b-tl.csv" \
   >/dev/null 2>&1

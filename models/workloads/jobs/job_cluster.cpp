@@ -1,6 +1,7 @@
 #include "models/workloads/jobs/job_cluster.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +17,13 @@ namespace fathom::jobs {
 namespace {
 
 enum Kind : sim::EventKind { kSubmit, kFinish, kDecide, kCorrect };
+
+// A finish event names the job and, for a modelled job whose step time changes, which of its
+// predicted ends it is: a later prediction makes the earlier one stale.
+struct FinishOf {
+  std::uint32_t job;
+  std::uint32_t generation;
+};
 // The decision runs after every arrival and end of its instant.
 constexpr std::uint8_t kAfterChanges = 1;
 
@@ -27,7 +35,11 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         pool_(spec.gpus_per_node, spec.leaf_of_node, spec.island_of_node, spec.pod_of_node),
         placement_(spec.placement),
         scheduler_(sched::make_scheduler(spec.scheduler)),
-        predict_(spec.predict_from_history) {
+        predict_(spec.predict_from_history),
+        modelled_(spec.modelled),
+        reference_rate_(spec.reference_rate),
+        fabric_(spec.fabric) {
+    progress_.resize(modelled_.size());
     run_.jobs.resize(jobs.size());
     run_.estimates.assign(estimates.begin(), estimates.end());
     expected_end_.resize(jobs.size());
@@ -46,7 +58,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
 
   void on_event(const sim::Event& event, sim::Context& ctx) override {
     ctx_ = &ctx;
-    const auto job = event.payload.as<std::uint32_t>();
+    const auto job = event.payload.as<std::uint32_t>();  // FinishOf's first member
     switch (event.kind) {
       case kSubmit:
         if (predict_) run_.estimates[job] = predicted(job);
@@ -57,6 +69,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         request_decision(ctx);
         break;
       case kFinish:
+        if (shares_fabric(job) && event.payload.as<FinishOf>().generation != progress_[job].generation) break;
         finish(job);
         request_decision(ctx);
         break;
@@ -68,6 +81,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         decision_pending_ = false;
         ++run_.decisions;
         scheduler_->schedule(*this);
+        if (reshare_pending_) reshare();
         run_.timeline.push_back({ctx.now(), pool_.total_gpus() - pool_.total_free(), pool_.free_on_partial_nodes(),
                                  static_cast<std::uint32_t>(scheduler_->queued()),
                                  static_cast<std::uint32_t>(running_.size())});
@@ -108,12 +122,25 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
       if (predict_ && estimates_[q.job] > q.estimate)
         ctx_->send(ctx_->self(), q.estimate, kCorrect, sim::Payload::of(q.job));
     }
-    ctx_->send(ctx_->self(), jobs_[q.job].run, kFinish, sim::Payload::of(q.job));
+    if (shares_fabric(q.job)) {
+      progress_[q.job] = {static_cast<double>(modelled_[q.job].steps), now(), 0, 0};
+      sharing_.push_back(q.job);
+      reshare_pending_ = true;  // its end is predicted once the decision's starts are all known
+    } else {
+      ctx_->send(ctx_->self(), jobs_[q.job].run, kFinish, sim::Payload::of(FinishOf{q.job, 0}));
+    }
     return true;
   }
 
   void finish(std::uint32_t job) {
-    const JobRun& r = run_.jobs[job];
+    JobRun& r = run_.jobs[job];
+    r.end = now();
+    if (jobs_[job].run > sim::SimTime::zero())
+      r.interference = (r.end - r.start).to_seconds() / jobs_[job].run.to_seconds();
+    if (shares_fabric(job)) {
+      sharing_.erase(std::find(sharing_.begin(), sharing_.end(), job));
+      reshare_pending_ = true;
+    }
     pool_.give(
         std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
     running_.erase({expected_end_[job], job, jobs_[job].gpus});
@@ -132,6 +159,51 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     running_.insert({expected_end_[job], job, jobs_[job].gpus});
   }
 
+  // A modelled job on several nodes: its step time depends on its neighbours on the fabric.
+  bool shares_fabric(std::uint32_t job) const {
+    return fabric_ != nullptr && job < modelled_.size() && modelled_[job].steps > 0 && run_.jobs[job].nodes > 1;
+  }
+
+  // Every fabric-sharing job's step time under the jobs running now, and its end re-predicted
+  // where the step time changed: steps done so far are credited at the old step time.
+  void reshare() {
+    reshare_pending_ = false;
+    std::vector<std::vector<std::int32_t>> nodes;
+    nodes.reserve(sharing_.size());
+    for (const std::uint32_t job : sharing_) {
+      const JobRun& r = run_.jobs[job];
+      std::vector<std::int32_t>& n = nodes.emplace_back();
+      for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(r.nodes); ++k)
+        n.push_back(run_.shares[r.first_share + k].node);
+      std::sort(n.begin(), n.end());
+    }
+    const std::vector<double> rates = fabric_->ring_rates(nodes);
+    for (std::size_t k = 0; k < sharing_.size(); ++k) {
+      const std::uint32_t job = sharing_[k];
+      Progress& p = progress_[job];
+      if (p.step_ns > 0) {
+        p.steps_left = std::max(0.0, p.steps_left - static_cast<double>((now() - p.since).ns()) / p.step_ns);
+      }
+      p.since = now();
+      const double slowdown =
+          std::isfinite(rates[k]) && std::isfinite(reference_rate_[job]) ? reference_rate_[job] / rates[k] : 1.0;
+      const double step_s = modelled_[job].step_under(slowdown);
+      const double step_ns = step_s * 1e9;
+      if (step_ns == p.step_ns) continue;
+      p.step_ns = step_ns;
+      ++p.generation;
+      run_.step_changes.push_back({now(), job, step_s, slowdown});
+      const double left_ns = std::ceil(p.steps_left * step_ns);
+      if (!(left_ns < static_cast<double>(sim::SimTime::max().ns()))) {
+        throw sim::ModelError("job cluster: job " + std::to_string(jobs_[job].id) + "'s " +
+                              std::to_string(p.steps_left) + " steps left of " + std::to_string(step_s) +
+                              " s each end beyond the clock");
+      }
+      const auto delay = sim::SimTime::from_ns(std::max<std::int64_t>(1, static_cast<std::int64_t>(left_ns)));
+      ctx_->send(ctx_->self(), delay, kFinish, sim::Payload::of(FinishOf{job, p.generation}));
+    }
+  }
+
   // The user's history's prediction of a job's run time, never above its request.
   sim::SimTime predicted(std::uint32_t job) const {
     const sim::SimTime request = estimates_[job];
@@ -142,6 +214,13 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const sim::SimTime mean = h.finished == 1 ? h.last : sim::SimTime::from_ns(a / 2 + b / 2 + (a % 2 + b % 2) / 2);
     return std::min(mean, request);
   }
+
+  struct Progress {
+    double steps_left = 0;
+    sim::SimTime since;  // steps_left counts from here
+    double step_ns = 0;  // 0: not yet predicted
+    std::uint32_t generation = 0;
+  };
 
   struct History {
     sim::SimTime last, previous;
@@ -160,6 +239,12 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   std::map<std::int32_t, History> history_;  // by user: their last finished run times
   std::vector<sim::SimTime> expected_end_;   // by job, while it runs: its key in running_
   JobClusterRun run_;
+  std::span<const ModelledStep> modelled_;
+  std::span<const double> reference_rate_;
+  FabricShare* fabric_ = nullptr;
+  std::vector<Progress> progress_;      // by job, for modelled jobs
+  std::vector<std::uint32_t> sharing_;  // fabric-sharing jobs running now, in start order
+  bool reshare_pending_ = false;
 };
 
 }  // namespace
@@ -168,6 +253,11 @@ JobClusterRun run_job_cluster(std::span<const TraceJob> jobs, std::span<const si
                               const JobClusterSpec& spec, std::uint64_t seed) {
   if (estimates.size() != jobs.size()) {
     throw std::invalid_argument("run_job_cluster: " + std::to_string(estimates.size()) + " estimates for " +
+                                std::to_string(jobs.size()) + " jobs");
+  }
+  if (!spec.modelled.empty() && (spec.modelled.size() != jobs.size() || spec.reference_rate.size() != jobs.size())) {
+    throw std::invalid_argument("run_job_cluster: " + std::to_string(spec.modelled.size()) + " modelled steps and " +
+                                std::to_string(spec.reference_rate.size()) + " reference rates for " +
                                 std::to_string(jobs.size()) + " jobs");
   }
   std::int64_t total = 0;

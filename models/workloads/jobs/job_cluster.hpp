@@ -15,7 +15,9 @@
 #include "models/placement/gpu_pool.hpp"
 #include "models/placement/placement.hpp"
 #include "models/scheduling/scheduler.hpp"
+#include "models/workloads/jobs/fabric_share.hpp"
 #include "models/workloads/jobs/trace_job.hpp"
+#include "models/workloads/jobs/training_job.hpp"
 #include "sim/time.hpp"
 
 namespace fathom::jobs {
@@ -34,6 +36,14 @@ struct JobClusterSpec {
   // request; the request itself while the user has no finished job. A job that outlives its
   // prediction is then expected to run to its request (the paper's simplest correction).
   bool predict_from_history = false;
+  // Modelled training jobs (training_job.hpp): one entry per job, or none when every job is
+  // opaque. A job with modelled[j].steps > 0 on several nodes runs its steps at the step time
+  // its neighbours leave it, recomputed whenever a modelled job on several nodes starts or ends:
+  // `fabric` shares the links among them and reference_rate[j] is job j's ring rate where its
+  // step was simulated. A modelled job on one node runs its traced run time (steps x step).
+  std::vector<ModelledStep> modelled;
+  std::vector<double> reference_rate;
+  FabricShare* fabric = nullptr;
 };
 
 // What happened to one job.
@@ -42,6 +52,15 @@ struct JobRun {
   std::uint32_t first_share = 0;  // its shares are shares[first_share, first_share + nodes)
   std::int32_t nodes = 0;
   std::int32_t leaves = 0;  // leaf switches its nodes sit on
+  double interference = 1;  // its run time over its run time alone (1 for an opaque job)
+};
+
+// A modelled job's step time from `at` on, as its neighbours left it.
+struct StepChange {
+  sim::SimTime at;
+  std::uint32_t job = 0;
+  double step_s = 0;
+  double slowdown = 1;  // of its data-parallel collectives (FabricShare)
 };
 
 // The cluster after a decision: one sample per instant at which anything changed.
@@ -58,6 +77,7 @@ struct JobClusterRun {
   std::vector<place::NodeShare> shares;  // every job's nodes, in the order the jobs started
   std::vector<ClusterSample> timeline;   // in time order
   std::vector<sim::SimTime> estimates;   // what the scheduler was told of each job
+  std::vector<StepChange> step_changes;  // modelled jobs on several nodes, in time order
   std::int64_t total_gpus = 0;
   std::uint64_t decisions = 0;         // instants at which the scheduler decided
   std::uint64_t overran_estimate = 0;  // jobs that ran longer than their estimate
