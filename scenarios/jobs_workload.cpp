@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <utility>
 
 #include "scenarios/yaml_reader.hpp"
@@ -157,17 +158,78 @@ void read_packing(JobsWorkload& w, MapReader& m, MapReader& t, const ValueReader
 }
 
 // `scheduler` and `placement`: who starts when, and where.
-void read_policy(JobsWorkload& w, MapReader& m, Reader& r) {
+void read_policy(JobsWorkload& w, MapReader& m, Reader& r, std::int64_t cluster_gpus) {
   MapReader s = m.optional_child("scheduler");
   r.note(s);
-  r.find(s, "order");
-  r.find(s, "backfill");
-  w.scheduler.order =
-      s.one_of("order", {"fcfs", "sjf"}, "fcfs") == "sjf" ? sched::QueueOrder::kSjf : sched::QueueOrder::kFcfs;
-  const std::string backfill = s.one_of("backfill", {"none", "easy", "conservative"}, "easy");
-  w.scheduler.backfill = backfill == "none"   ? sched::Backfill::kNone
-                         : backfill == "easy" ? sched::Backfill::kEasy
-                                              : sched::Backfill::kConservative;
+  for (auto key : {"policy", "order", "backfill", "thresholds", "quantum", "teams", "team_of", "restart_overhead"})
+    r.find(s, key);
+  const std::string policy = s.one_of("policy", {"queue", "las", "gang", "quota"}, "queue");
+  sched::SchedulerSpec& spec = w.scheduler;
+  spec.policy = policy == "las"     ? sched::Policy::kLas
+                : policy == "gang"  ? sched::Policy::kGang
+                : policy == "quota" ? sched::Policy::kQuota
+                                    : sched::Policy::kQueue;
+  const bool queue = spec.policy == sched::Policy::kQueue;
+  if (queue) {
+    spec.order =
+        s.one_of("order", {"fcfs", "sjf"}, "fcfs") == "sjf" ? sched::QueueOrder::kSjf : sched::QueueOrder::kFcfs;
+    const std::string backfill = s.one_of("backfill", {"none", "easy", "conservative"}, "easy");
+    spec.backfill = backfill == "none"   ? sched::Backfill::kNone
+                    : backfill == "easy" ? sched::Backfill::kEasy
+                                         : sched::Backfill::kConservative;
+    s.forbid("restart_overhead", "only with a preemptive policy (las, gang, quota): nothing is stopped otherwise");
+  } else {
+    s.forbid("order", "only with policy: queue (" + policy + " orders the jobs itself)");
+    s.forbid("backfill", "only with policy: queue (" + policy + " runs whatever fits, in its own order)");
+    w.restart_overhead = s.duration("restart_overhead", sim::SimTime::zero());
+  }
+  if (spec.policy == sched::Policy::kLas) {
+    // Thresholds of attained service: GPU-time, written as durations ("1h": one GPU-hour).
+    ListReader t = s.optional_list("thresholds");
+    if (!t.empty()) {
+      spec.las_thresholds_gpu_s.clear();
+      for (std::size_t i = 0; i < t.size(); ++i) {
+        const ValueReader v = t.at(i);
+        const double x = v.duration(Sign::kPositive).to_seconds();
+        if (!spec.las_thresholds_gpu_s.empty() && x <= spec.las_thresholds_gpu_s.back())
+          v.fail("GPU-times in ascending order, each above the one before");
+        spec.las_thresholds_gpu_s.push_back(x);
+      }
+    }
+  } else {
+    s.forbid("thresholds", "only with policy: las");
+  }
+  if (spec.policy == sched::Policy::kGang) {
+    spec.quantum = s.duration("quantum", spec.quantum, Sign::kPositive);
+  } else {
+    s.forbid("quantum", "only with policy: gang");
+  }
+  if (spec.policy == sched::Policy::kQuota) {
+    w.team_from_user = s.one_of("team_of", {"group", "user"}, "group") == "user";
+    ListReader teams = s.list("teams");
+    if (teams.empty()) teams.fail("a list of teams, each {team: N, gpus: G}");
+    std::int64_t guaranteed = 0;
+    std::set<std::int32_t> seen;
+    for (std::size_t i = 0; i < teams.size(); ++i) {
+      MapReader t = teams.at(i).map();
+      r.note(t);
+      for (auto key : {"team", "gpus", "priority"}) r.find(t, key);
+      sched::TeamQuota q;
+      q.team = t.required<std::int32_t>("team", "the team's number: the trace's group (or user) id");
+      if (!seen.insert(q.team).second) t.fail("team", "each team once");
+      q.gpus = t.count("gpus", Sign::kNonNegative);
+      q.priority = t.optional<int>("priority", 0, "an integer: higher borrows idle GPUs first");
+      guaranteed += q.gpus;
+      if (guaranteed > cluster_gpus) {
+        t.fail("gpus", "quotas that add up to at most the cluster's " + std::to_string(cluster_gpus) + " GPUs");
+      }
+      t.finish();
+      spec.quotas.push_back(q);
+    }
+  } else {
+    s.forbid("teams", "only with policy: quota");
+    s.forbid("team_of", "only with policy: quota");
+  }
   s.finish();
   if (const auto v = r.find(m, "placement"); v && v->is_scalar()) {
     const std::string& x = v->node().Scalar();
@@ -183,11 +245,11 @@ void read_policy(JobsWorkload& w, MapReader& m, Reader& r) {
 }
 
 // `training_jobs`, read by the scenario loader into w.training: each job's submit time and GPUs.
-void read_training_trace(JobsWorkload& w, MapReader& m, Reader& r) {
+void read_training_trace(JobsWorkload& w, MapReader& m, Reader& r, std::int64_t cluster_gpus) {
   m.forbid("trace", "not with training_jobs (the jobs are listed there)");
   m.forbid("estimates", "not with training_jobs (the scheduler is told each job's run time alone)");
   m.forbid("fill", "only with format: alibaba (the packing experiment)");
-  read_policy(w, m, r);
+  read_policy(w, m, r, cluster_gpus);
   w.format = TraceFormat::kTraining;
   w.file = "training_jobs";
   w.estimates = EstimateSource::kExact;
@@ -196,6 +258,7 @@ void read_training_trace(JobsWorkload& w, MapReader& m, Reader& r) {
     job.id = static_cast<std::int64_t>(i) + 1;
     job.submit = w.training_submit[i];
     job.gpus = w.training[i].spec.gpus;
+    job.group = w.training_team[i];
     job.status = jobs::JobStatus::kCompleted;
     job.line = w.training_at[i].line;
     // Its run time is its steps at its step time alone, known once the step is simulated
@@ -218,7 +281,7 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
                         std::int64_t cluster_gpus, std::uint64_t seed, std::map<std::string, Location>& locations) {
   Reader r(locations);
   if (!w.training.empty()) {
-    read_training_trace(w, m, r);
+    read_training_trace(w, m, r, cluster_gpus);
     return;
   }
   MapReader t = m.child("trace");
@@ -289,7 +352,7 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
   w.estimates = estimates == "exact"       ? EstimateSource::kExact
                 : estimates == "predicted" ? EstimateSource::kPredicted
                                            : EstimateSource::kTrace;
-  read_policy(w, m, r);
+  read_policy(w, m, r, cluster_gpus);
 
   // The trace, as its format reads it.
   const std::string file_key = t.path() + ".file";

@@ -59,6 +59,8 @@ struct JobsWorkload {
   EstimateSource estimates = EstimateSource::kTrace;
   sched::SchedulerSpec scheduler;
   place::PlacementPolicy placement = place::PlacementPolicy::kFirstFit;
+  sim::SimTime restart_overhead;  // a preempted job's cost to start again (preemptive policies)
+  bool team_from_user = false;    // quota: a job's team is its user, not its group
   // alibaba: the packing experiment (jobs::run_packing) instead of a run over time.
   std::string nodes_file;  // the node list, resolved
   double fill = 0;         // arrived GPU demand at which arrivals stop, as a fraction of the cluster's GPUs
@@ -66,6 +68,7 @@ struct JobsWorkload {
   // training_jobs: the modelled jobs, each with its submit time and the place it was written.
   std::vector<jobs::TrainingJob> training;
   std::vector<sim::SimTime> training_submit;
+  std::vector<std::int32_t> training_team;  // its `team`, or -1
   std::vector<Location> training_at;
 
   // What the loader made of it.

@@ -486,11 +486,12 @@ void read_training_jobs(Scenario& s, MapReader& w) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader job = list.at(i).map();
     note(s, job);
-    for (auto key : {"name", "submit", "steps"}) {
+    for (auto key : {"name", "submit", "steps", "team"}) {
       if (auto v = job.find(key)) note(s, *v);
     }
     const std::string name = job.optional<std::string>("name", "job" + std::to_string(i + 1), "a job name");
     const sim::SimTime submit = job.duration("submit", sim::SimTime::zero());
+    const auto team = job.optional<std::int32_t>("team", -1, "the team's number (scheduler.teams)");
     if (!jw.training_submit.empty() && submit < jw.training_submit.back()) {
       job.fail("submit", "a time no earlier than the job above's (list the jobs in submit order)");
     }
@@ -514,6 +515,7 @@ void read_training_jobs(Scenario& s, MapReader& w) {
     job.finish();
     jw.training.push_back(std::move(t));
     jw.training_submit.push_back(submit);
+    jw.training_team.push_back(team);
     jw.training_at.push_back(job.location());
   }
   s.training = train::TrainingSpec{};

@@ -1,5 +1,6 @@
 #include "models/scheduling/scheduler.hpp"
 
+#include "models/scheduling/preemptive.hpp"
 #include "models/scheduling/queue_order.hpp"
 
 namespace fathom::sched {
@@ -18,6 +19,20 @@ std::string_view backfill_name(Backfill backfill) {
   return "?";
 }
 
+std::string_view policy_name(Policy policy) {
+  switch (policy) {
+    case Policy::kQueue:
+      return "queue";
+    case Policy::kLas:
+      return "las";
+    case Policy::kGang:
+      return "gang";
+    case Policy::kQuota:
+      return "quota";
+  }
+  return "?";
+}
+
 void QueueScheduler::start_in_order(SchedulingContext& ctx) {
   while (!queue_.empty()) {
     const QueuedJob& head = queue_.begin()->job;
@@ -27,6 +42,16 @@ void QueueScheduler::start_in_order(SchedulingContext& ctx) {
 }
 
 std::unique_ptr<Scheduler> make_scheduler(const SchedulerSpec& spec) {
+  switch (spec.policy) {
+    case Policy::kQueue:
+      break;
+    case Policy::kLas:
+      return make_least_attained_service(spec.las_thresholds_gpu_s);
+    case Policy::kGang:
+      return make_gang_scheduling(spec.quantum);
+    case Policy::kQuota:
+      return make_team_quotas(spec.quotas);
+  }
   switch (spec.backfill) {
     case Backfill::kNone:
       return make_strict_order(spec.order);

@@ -104,7 +104,7 @@ JobsSummary summarize_jobs(const scenario::JobsWorkload& w, const jobs::JobClust
     wait.add(wait_s);
     bounded += std::max(1.0, response_s / std::max(j.run.to_seconds(), kBoundedSlowdownFloorS));
     jct += response_s;
-    gpu_seconds += (r.end - r.start).to_seconds() * j.gpus;
+    gpu_seconds += r.executed.to_seconds() * j.gpus;
     last_end = std::max(last_end, r.end);
     s.mean_interference += r.interference;
     s.max_interference = std::max(s.max_interference, r.interference);
@@ -159,6 +159,8 @@ JobsReport evaluate_jobs(scenario::Scenario scenario) {
   spec.scheduler = s.jobs.scheduler;
   spec.placement = s.jobs.placement;
   spec.predict_from_history = s.jobs.estimates == scenario::EstimateSource::kPredicted;
+  spec.restart_overhead = s.jobs.restart_overhead;
+  spec.team_from_user = s.jobs.team_from_user;
   std::optional<jobs::FabricShare> fabric;
   if (!s.jobs.training.empty()) {
     fabric.emplace(topology, s.seed);

@@ -16,17 +16,17 @@ void write_jobs_trace(std::ostream& out, const JobsReport& report) {
   trace.process_name(kCluster, "cluster");
   for (int n = 0; n < report.scenario.cluster.nodes; ++n)
     trace.thread_name(kCluster, n + 1, "node " + std::to_string(n));
-  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
-    const jobs::TraceJob& job = w.jobs[i];
-    const jobs::JobRun& r = run.jobs[i];
-    for (std::int32_t k = 0; k < r.nodes; ++k) {
-      const place::NodeShare& share = run.shares[r.first_share + static_cast<std::uint32_t>(k)];
-      const std::string name = i < w.training.size() ? w.training[i].name : "job " + std::to_string(job.id);
-      trace.complete(kCluster, share.node + 1, name, r.start, r.end - r.start, "job",
+  // A slice per run of a job on each node it held in that run.
+  for (const jobs::JobSegment& seg : jobs::all_runs(run)) {
+    const jobs::TraceJob& job = w.jobs[seg.job];
+    const std::string name = seg.job < w.training.size() ? w.training[seg.job].name : "job " + std::to_string(job.id);
+    for (std::int32_t k = 0; k < seg.nodes; ++k) {
+      const place::NodeShare& share = run.shares[seg.first_share + static_cast<std::uint32_t>(k)];
+      trace.complete(kCluster, share.node + 1, name, seg.start, seg.end - seg.start, "job",
                      {{"gpus_here", share.gpus},
                       {"gpus", job.gpus},
-                      {"wait_s", (r.start - job.submit).to_seconds()},
-                      {"nodes", r.nodes}});
+                      {"wait_s", (run.jobs[seg.job].start - job.submit).to_seconds()},
+                      {"nodes", seg.nodes}});
     }
   }
   for (const jobs::ClusterSample& c : run.timeline) {

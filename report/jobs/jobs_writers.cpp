@@ -1,7 +1,10 @@
 // The jobs report's writers: terminal summary, JSON, per-job CSV, cluster timeline CSV.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "report/jobs/jobs_report.hpp"
 #include "report/terminal.hpp"
@@ -42,9 +45,25 @@ std::string g6(double x) {
 }
 
 std::string policy_name(const scenario::JobsWorkload& w) {
-  return std::string(sched::order_name(w.scheduler.order)) + ", backfill " +
-         std::string(sched::backfill_name(w.scheduler.backfill)) + ", placement " +
-         std::string(place::placement_name(w.placement));
+  const sched::SchedulerSpec& s = w.scheduler;
+  std::string scheduler;
+  switch (s.policy) {
+    case sched::Policy::kQueue:
+      scheduler =
+          std::string(sched::order_name(s.order)) + ", backfill " + std::string(sched::backfill_name(s.backfill));
+      break;
+    case sched::Policy::kLas:
+      scheduler = "least attained service (" + std::to_string(s.las_thresholds_gpu_s.size() + 1) + " queues)";
+      break;
+    case sched::Policy::kGang:
+      scheduler = "gang scheduling, " + g6(s.quantum.to_seconds()) + " s slices";
+      break;
+    case sched::Policy::kQuota:
+      scheduler = "team quotas (" + std::to_string(s.quotas.size()) + " teams)";
+      break;
+  }
+  if (s.policy != sched::Policy::kQueue) scheduler += ", restart " + g6(w.restart_overhead.to_seconds()) + " s";
+  return scheduler + ", placement " + std::string(place::placement_name(w.placement));
 }
 
 std::string_view format_name(scenario::TraceFormat f) {
@@ -81,6 +100,73 @@ std::int64_t left_out_count(const scenario::JobsWorkload& w) {
   std::int64_t n = 0;
   for (const auto& t : w.left_out) n += t.count;
   return n;
+}
+
+// Under team quotas: each team's jobs, waits and preemptions, the teams with a quota first.
+struct TeamRow {
+  std::int32_t team = -1;
+  std::int64_t quota = 0;
+  std::int64_t jobs = 0;
+  double wait_s = 0, jct_s = 0;  // sums, then means
+  std::uint64_t preemptions = 0;
+};
+
+std::vector<TeamRow> team_rows(const JobsReport& report) {
+  const scenario::JobsWorkload& w = report.scenario.jobs;
+  std::map<std::int32_t, TeamRow> by_team;
+  for (const sched::TeamQuota& q : w.scheduler.quotas) by_team[q.team] = {q.team, q.gpus, 0, 0, 0, 0};
+  for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+    const jobs::TraceJob& job = w.jobs[i];
+    const jobs::JobRun& r = report.run.jobs[i];
+    TeamRow& row = by_team.try_emplace(w.team_from_user ? job.user : job.group).first->second;
+    row.team = w.team_from_user ? job.user : job.group;
+    ++row.jobs;
+    row.wait_s += (r.start - job.submit).to_seconds();
+    row.jct_s += (r.end - job.submit).to_seconds();
+    row.preemptions += r.preemptions;
+  }
+  std::vector<TeamRow> rows, unlisted;
+  for (auto& [team, row] : by_team) {
+    if (row.jobs > 0) {
+      row.wait_s /= static_cast<double>(row.jobs);
+      row.jct_s /= static_cast<double>(row.jobs);
+    }
+    const bool listed = std::any_of(w.scheduler.quotas.begin(), w.scheduler.quotas.end(),
+                                    [&](const sched::TeamQuota& q) { return q.team == team; });
+    (listed ? rows : unlisted).push_back(row);
+  }
+  rows.insert(rows.end(), unlisted.begin(), unlisted.end());
+  return rows;
+}
+
+void write_team_summary(std::FILE* out, const JobsReport& report) {
+  constexpr std::size_t kRows = 20;
+  const std::vector<TeamRow> rows = team_rows(report);
+  std::fprintf(out, "\n  %-8s %10s %8s %14s %14s %12s\n", "team", "quota", "jobs", "mean wait", "mean JCT",
+               "preemptions");
+  for (std::size_t i = 0; i < rows.size() && i < kRows; ++i) {
+    const TeamRow& t = rows[i];
+    std::fprintf(out, "  %-8d %5lld GPUs %8lld %12s s %12s s %12llu\n", t.team, static_cast<long long>(t.quota),
+                 static_cast<long long>(t.jobs), g6(t.wait_s).c_str(), g6(t.jct_s).c_str(),
+                 static_cast<unsigned long long>(t.preemptions));
+  }
+  if (rows.size() > kRows) std::fprintf(out, "  ... %zu more teams in --json\n", rows.size() - kRows);
+}
+
+void write_team_json(sim::JsonWriter& j, const JobsReport& report) {
+  j.key("teams");
+  j.begin_array();
+  for (const TeamRow& t : team_rows(report)) {
+    j.begin_object();
+    j.member("team", t.team);
+    j.member("quota_gpus", t.quota);
+    j.member("jobs", t.jobs);
+    j.member("mean_wait_s", t.wait_s);
+    j.member("mean_jct_s", t.jct_s);
+    j.member("preemptions", t.preemptions);
+    j.end_object();
+  }
+  j.end_array();
 }
 
 // What training_jobs ran at: a row per job, step alone and beside its neighbours.
@@ -186,6 +272,9 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
     std::fprintf(out, "  interference             mean x%.4f, max x%.4f (run time beside the others over alone)\n",
                  m.mean_interference, m.max_interference);
   }
+  if (report.run.preemptions > 0) {
+    std::fprintf(out, "  preemptions              %llu\n", static_cast<unsigned long long>(report.run.preemptions));
+  }
   if (report.run.overran_estimate > 0) {
     std::fprintf(out, "  past their estimate      %llu jobs ran longer than the scheduler was told\n",
                  static_cast<unsigned long long>(report.run.overran_estimate));
@@ -194,6 +283,7 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
                static_cast<unsigned long long>(report.run.events),
                static_cast<unsigned long long>(report.run.decisions));
   if (!w.training.empty()) write_training_jobs_summary(out, report);
+  if (w.scheduler.policy == sched::Policy::kQuota) write_team_summary(out, report);
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
 }
 
@@ -248,8 +338,10 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
   j.end_object();
   j.key("policy");
   j.begin_object();
+  j.member("scheduler", sched::policy_name(w.scheduler.policy));
   j.member("order", sched::order_name(w.scheduler.order));
   j.member("backfill", sched::backfill_name(w.scheduler.backfill));
+  j.member("restart_overhead_s", w.restart_overhead.to_seconds());
   j.member("placement", place::placement_name(w.placement));
   j.end_object();
   j.key("jobs");
@@ -273,10 +365,12 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
   j.member("waiting_time_s", m.waiting_time_s);
   j.member("max_queued", m.max_queued);
   j.member("overran_estimate", report.run.overran_estimate);
+  j.member("preemptions", report.run.preemptions);
   j.member("mean_interference", m.mean_interference);
   j.member("max_interference", m.max_interference);
   j.end_object();
   if (!w.training.empty()) write_training_jobs_json(j, report);
+  if (w.scheduler.policy == sched::Policy::kQuota) write_team_json(j, report);
   j.key("simulation");
   j.begin_object();
   j.member("events", report.run.events);
@@ -300,10 +394,11 @@ void write_jobs_csv(std::ostream& out, const JobsReport& report) {
     const double response_s = (r.end - job.submit).to_seconds();
     out << job.id << ',' << (i < w.training.size() ? w.training[i].name : std::string()) << ',' << job.user << ','
         << job.group << ',' << job.line << ',' << secs(job.submit) << ',' << secs(r.start) << ',' << secs(r.end) << ','
-        << secs(wait) << ',' << secs(r.end - r.start) << ',' << secs(job.run) << ',' << g(r.interference) << ','
+        << secs(wait) << ',' << secs(r.executed) << ',' << secs(job.run) << ',' << g(r.interference) << ','
         << secs(report.run.estimates[i]) << ',' << job.gpus << ',' << r.nodes << ',' << r.leaves << ','
         << (alone_s > 0 ? g(response_s / alone_s) : std::string()) << ','
-        << g(std::max(1.0, response_s / std::max(alone_s, kBoundedSlowdownFloorS))) << ",0,"
+        << g(std::max(1.0, response_s / std::max(alone_s, kBoundedSlowdownFloorS))) << ',' << r.preemptions << ','
+
         << (job.logged_wait ? secs(*job.logged_wait) : std::string()) << '\n';
   }
 }

@@ -113,6 +113,23 @@ TEST_CASE("jobs workload: every mistake is located at its key") {
       {file + "    format: swf\n", "  placement: worst-fit\n", "workload.placement", "best-fit"},
       {file + "    format: swf\n", "  estimates: guessed\n", "workload.estimates", "predicted"},
       {"    file: no-such-trace.swf\n    format: swf\n", "", "workload.trace.file", "no-such-trace.swf"},
+      {file + "    format: swf\n", "  scheduler: {policy: fair}\n", "workload.scheduler.policy", "las"},
+      {file + "    format: swf\n", "  scheduler: {policy: las, order: sjf}\n", "workload.scheduler.order",
+       "policy: queue"},
+      {file + "    format: swf\n", "  scheduler: {policy: gang, backfill: easy}\n", "workload.scheduler.backfill", ""},
+      {file + "    format: swf\n", "  scheduler: {restart_overhead: 30s}\n", "workload.scheduler.restart_overhead",
+       "preemptive"},
+      {file + "    format: swf\n", "  scheduler: {policy: las, thresholds: [2h, 1h]}\n",
+       "workload.scheduler.thresholds[1]", "ascending"},
+      {file + "    format: swf\n", "  scheduler: {policy: las, quantum: 1min}\n", "workload.scheduler.quantum", "gang"},
+      {file + "    format: swf\n", "  scheduler: {policy: gang, quantum: 0s}\n", "workload.scheduler.quantum", ""},
+      {file + "    format: swf\n", "  scheduler: {policy: quota}\n", "workload.scheduler.teams", ""},
+      {file + "    format: swf\n", "  scheduler: {policy: quota, teams: [{team: 1, gpus: 200}, {team: 2, gpus: 57}]}\n",
+       "workload.scheduler.teams[1].gpus", "at most the cluster's 256"},
+      {file + "    format: swf\n", "  scheduler: {policy: quota, teams: [{team: 1, gpus: 2}, {team: 1, gpus: 2}]}\n",
+       "workload.scheduler.teams[1].team", "each team once"},
+      {file + "    format: swf\n", "  scheduler: {teams: [{team: 1, gpus: 2}]}\n", "workload.scheduler.teams",
+       "policy: quota"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.trace + c.rest);
@@ -121,6 +138,24 @@ TEST_CASE("jobs workload: every mistake is located at its key") {
     CHECK(e.line() > 0);
     CHECK(std::string(e.what()).find(c.expected_part) != std::string::npos);
   }
+}
+
+TEST_CASE("jobs workload: the preemptive policies' keys") {
+  const std::string trace = "    file: " + kLublin + "\n    format: swf\n";
+  const scenario::Scenario las =
+      load(scenario_text(256, trace, "  scheduler: {policy: las, thresholds: [1h, 10h], restart_overhead: 30s}\n"));
+  CHECK(las.jobs.scheduler.policy == sched::Policy::kLas);
+  CHECK(las.jobs.scheduler.las_thresholds_gpu_s == std::vector<double>{3600, 36000});
+  CHECK(las.jobs.restart_overhead == sim::SimTime::from_seconds(30));
+  const scenario::Scenario gang = load(scenario_text(256, trace, "  scheduler: {policy: gang, quantum: 5min}\n"));
+  CHECK(gang.jobs.scheduler.quantum == sim::SimTime::from_seconds(300));
+  const scenario::Scenario quota = load(scenario_text(
+      256, trace, "  scheduler: {policy: quota, team_of: user, teams: [{team: 3, gpus: 64, priority: 2}]}\n"));
+  REQUIRE(quota.jobs.scheduler.quotas.size() == 1);
+  CHECK(quota.jobs.scheduler.quotas[0].team == 3);
+  CHECK(quota.jobs.scheduler.quotas[0].gpus == 64);
+  CHECK(quota.jobs.scheduler.quotas[0].priority == 2);
+  CHECK(quota.jobs.team_from_user);
 }
 
 TEST_CASE("jobs workload: a CSV trace with the scenario's column names") {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -16,14 +17,15 @@ namespace fathom::jobs {
 
 namespace {
 
-enum Kind : sim::EventKind { kSubmit, kFinish, kDecide, kCorrect };
+enum Kind : sim::EventKind { kSubmit, kFinish, kDecide, kCorrect, kWake };
 
-// A finish event names the job and, for a modelled job whose step time changes, which of its
-// predicted ends it is: a later prediction makes the earlier one stale.
-struct FinishOf {
+// A finish or correction event names the job and which of its predictions it is: a later
+// prediction (a new step time, a preemption, a restart) makes the earlier one stale.
+struct EventOf {
   std::uint32_t job;
   std::uint32_t generation;
 };
+
 // The decision runs after every arrival and end of its instant.
 constexpr std::uint8_t kAfterChanges = 1;
 
@@ -35,11 +37,13 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         pool_(spec.gpus_per_node, spec.leaf_of_node, spec.island_of_node, spec.pod_of_node),
         placement_(spec.placement),
         scheduler_(sched::make_scheduler(spec.scheduler)),
+        team_from_user_(spec.team_from_user),
         predict_(spec.predict_from_history),
+        restart_ns_(static_cast<double>(spec.restart_overhead.ns())),
         modelled_(spec.modelled),
         reference_rate_(spec.reference_rate),
         fabric_(spec.fabric) {
-    progress_.resize(modelled_.size());
+    progress_.resize(jobs.size());
     run_.jobs.resize(jobs.size());
     run_.estimates.assign(estimates.begin(), estimates.end());
     expected_end_.resize(jobs.size());
@@ -58,23 +62,30 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
 
   void on_event(const sim::Event& event, sim::Context& ctx) override {
     ctx_ = &ctx;
-    const auto job = event.payload.as<std::uint32_t>();  // FinishOf's first member
+    const auto job = event.payload.as<std::uint32_t>();  // EventOf's first member
     switch (event.kind) {
-      case kSubmit:
+      case kSubmit: {
         if (predict_) run_.estimates[job] = predicted(job);
-        scheduler_->submit({job, jobs_[job].gpus, jobs_[job].submit, run_.estimates[job]});
+        const std::int32_t team = team_from_user_ ? jobs_[job].user : jobs_[job].group;
+        scheduler_->submit({job, jobs_[job].gpus, jobs_[job].submit, run_.estimates[job], team});
         if (job + 1 < jobs_.size()) {
           ctx.send(ctx.self(), jobs_[job + 1].submit - ctx.now(), kSubmit, sim::Payload::of(job + 1));
         }
         request_decision(ctx);
         break;
+      }
       case kFinish:
-        if (shares_fabric(job) && event.payload.as<FinishOf>().generation != progress_[job].generation) break;
+        if (event.payload.as<EventOf>().generation != progress_[job].generation) break;
         finish(job);
         request_decision(ctx);
         break;
       case kCorrect:
+        if (!progress_[job].running || event.payload.as<EventOf>().generation != progress_[job].starts) break;
         correct(job);
+        request_decision(ctx);
+        break;
+      case kWake:
+        wakes_.erase(ctx.now());
         request_decision(ctx);
         break;
       case kDecide:
@@ -92,6 +103,19 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   }
 
  private:
+  // A job's work is counted in nanoseconds of its run alone (its traced run time, or a modelled
+  // job's steps at its step time alone); it runs `stretch` wall nanoseconds per such nanosecond
+  // (1, or more while its neighbours slow its step).
+  struct Progress {
+    double work_left_ns = 0;
+    double stretch = 1;
+    sim::SimTime since;            // work_left_ns counts from here
+    sim::SimTime segment;          // this run's start
+    std::uint32_t generation = 0;  // of its predicted end
+    std::uint32_t starts = 0;      // runs so far
+    bool running = false;
+  };
+
   void request_decision(sim::Context& ctx) {
     if (decision_pending_) return;
     decision_pending_ = true;
@@ -101,7 +125,19 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   // SchedulingContext
   sim::SimTime now() const override { return ctx_->now(); }
   std::int64_t free_gpus() const override { return pool_.total_free(); }
+  std::int64_t total_gpus() const override { return pool_.total_gpus(); }
   const sched::RunningJobs& running() const override { return running_; }
+
+  sim::SimTime executed(std::uint32_t job) const override {
+    const Progress& p = progress_.at(job);
+    const sim::SimTime before = run_.jobs[job].executed;  // in its earlier runs
+    return p.running ? before + (now() - p.segment) : before;
+  }
+
+  void wake_at(sim::SimTime at) override {
+    if (at <= now()) throw sim::ModelError("job cluster: a scheduler asked to be woken now or in the past");
+    if (wakes_.insert(at).second) ctx_->send(ctx_->self(), at - now(), kWake, {});
+  }
 
   bool start(const sched::QueuedJob& q) override {
     const std::size_t first = run_.shares.size();
@@ -109,41 +145,97 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const std::span<const place::NodeShare> shares(run_.shares.data() + first, run_.shares.size() - first);
     pool_.take(shares);
     JobRun& r = run_.jobs[q.job];
-    r.start = now();
-    r.end = now() + jobs_[q.job].run;
+    Progress& p = progress_[q.job];
+    const bool resumed = p.starts > 0;
+    if (!resumed) {
+      r.start = now();
+      p.work_left_ns = static_cast<double>(jobs_[q.job].run.ns());
+    } else {
+      p.work_left_ns += restart_ns_;  // restored from its checkpoint, loaded, warmed up again
+    }
+    p.running = true;
+    p.since = p.segment = now();
+    p.stretch = 1;
+    ++p.starts;
     r.first_share = static_cast<std::uint32_t>(first);
     r.nodes = static_cast<std::int32_t>(shares.size());
     r.leaves = place::leaves_spanned(pool_, shares);
-    expected_end_[q.job] = sim::SimTime::saturating_add(r.start, q.estimate);
+    const sim::SimTime restart = sim::SimTime::from_ns(static_cast<std::int64_t>(resumed ? restart_ns_ : 0));
+    expected_end_[q.job] = sim::SimTime::saturating_add(now(), sim::SimTime::saturating_add(q.estimate, restart));
     running_.insert({expected_end_[q.job], q.job, q.gpus});
-    if (jobs_[q.job].run > q.estimate) {
+    if (!resumed && jobs_[q.job].run > q.estimate) {
       ++run_.overran_estimate;
       // A prediction the job outlives falls back to the user's request, when that is longer.
       if (predict_ && estimates_[q.job] > q.estimate)
-        ctx_->send(ctx_->self(), q.estimate, kCorrect, sim::Payload::of(q.job));
+        ctx_->send(ctx_->self(), q.estimate, kCorrect, sim::Payload::of(EventOf{q.job, p.starts}));
     }
     if (shares_fabric(q.job)) {
-      progress_[q.job] = {static_cast<double>(modelled_[q.job].steps), now(), 0, 0};
       sharing_.push_back(q.job);
+      fresh_.insert(q.job);
       reshare_pending_ = true;  // its end is predicted once the decision's starts are all known
     } else {
-      ctx_->send(ctx_->self(), jobs_[q.job].run, kFinish, sim::Payload::of(FinishOf{q.job, 0}));
+      predict_end(q.job);
     }
     return true;
   }
 
-  void finish(std::uint32_t job) {
-    JobRun& r = run_.jobs[job];
-    r.end = now();
-    if (jobs_[job].run > sim::SimTime::zero())
-      r.interference = (r.end - r.start).to_seconds() / jobs_[job].run.to_seconds();
-    if (shares_fabric(job)) {
-      sharing_.erase(std::find(sharing_.begin(), sharing_.end(), job));
-      reshare_pending_ = true;
+  // The job's end at its work left and stretch, replacing any earlier prediction.
+  void predict_end(std::uint32_t job) {
+    Progress& p = progress_[job];
+    ++p.generation;
+    const double left_ns = std::ceil(p.work_left_ns * p.stretch);
+    if (!(left_ns < static_cast<double>((sim::SimTime::max() - now()).ns()))) {
+      throw sim::ModelError("job cluster: job " + std::to_string(jobs_[job].id) + " would end beyond the clock (" +
+                            std::to_string(left_ns / 1e9) + " s from " + std::to_string(now().to_seconds()) + " s)");
     }
+    ctx_->send(ctx_->self(), sim::SimTime::from_ns(static_cast<std::int64_t>(left_ns)), kFinish,
+               sim::Payload::of(EventOf{job, p.generation}));
+  }
+
+  // Credits the work done since the last credit at the stretch it ran at.
+  void credit(Progress& p) {
+    p.work_left_ns = std::max(0.0, p.work_left_ns - static_cast<double>((now() - p.since).ns()) / p.stretch);
+    p.since = now();
+  }
+
+  // Ends the job's current run (it finished or was preempted): its GPUs back to the pool.
+  void stop(std::uint32_t job) {
+    Progress& p = progress_[job];
+    JobRun& r = run_.jobs[job];
+    r.executed = r.executed + (now() - p.segment);
+    r.last_start = p.segment;
+    p.running = false;
     pool_.give(
         std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
     running_.erase({expected_end_[job], job, jobs_[job].gpus});
+    const auto it = std::find(sharing_.begin(), sharing_.end(), job);
+    if (it != sharing_.end()) {
+      sharing_.erase(it);
+      reshare_pending_ = true;
+    }
+  }
+
+  void preempt(std::uint32_t job) override {
+    Progress& p = progress_.at(job);
+    if (!p.running)
+      throw sim::ModelError("job cluster: job " + std::to_string(jobs_[job].id) + " preempted but not running");
+    credit(p);
+    ++p.generation;  // its predicted end is void
+    stop(job);
+    JobRun& r = run_.jobs[job];
+    ++r.preemptions;
+    ++run_.preemptions;
+    run_.earlier_runs.push_back({job, p.segment, now(), r.first_share, r.nodes});
+  }
+
+  void finish(std::uint32_t job) {
+    stop(job);
+    JobRun& r = run_.jobs[job];
+    r.end = now();
+    // Its run beside the others over its run alone, restarts included in both.
+    const double alone = static_cast<double>(jobs_[job].run.ns()) + restart_ns_ * r.preemptions;
+    if (alone > 0) r.interference = static_cast<double>(r.executed.ns()) / alone;
+    scheduler_->ended(job);
     if (predict_ && jobs_[job].user >= 0) {
       History& h = history_[jobs_[job].user];
       h.previous = h.last;
@@ -164,8 +256,8 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     return fabric_ != nullptr && job < modelled_.size() && modelled_[job].steps > 0 && run_.jobs[job].nodes > 1;
   }
 
-  // Every fabric-sharing job's step time under the jobs running now, and its end re-predicted
-  // where the step time changed: steps done so far are credited at the old step time.
+  // Every fabric-sharing job's stretch under the jobs running now, and its end re-predicted
+  // where the stretch changed: work done so far is credited at the old stretch.
   void reshare() {
     reshare_pending_ = false;
     std::vector<std::vector<std::int32_t>> nodes;
@@ -181,27 +273,18 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     for (std::size_t k = 0; k < sharing_.size(); ++k) {
       const std::uint32_t job = sharing_[k];
       Progress& p = progress_[job];
-      if (p.step_ns > 0) {
-        p.steps_left = std::max(0.0, p.steps_left - static_cast<double>((now() - p.since).ns()) / p.step_ns);
-      }
-      p.since = now();
+      credit(p);
       const double slowdown =
           std::isfinite(rates[k]) && std::isfinite(reference_rate_[job]) ? reference_rate_[job] / rates[k] : 1.0;
-      const double step_s = modelled_[job].step_under(slowdown);
-      const double step_ns = step_s * 1e9;
-      if (step_ns == p.step_ns) continue;
-      p.step_ns = step_ns;
-      ++p.generation;
+      const ModelledStep& m = modelled_[job];
+      const double step_s = m.step_under(slowdown);
+      const double stretch = step_s / m.step_s;
+      if (stretch == p.stretch && fresh_.count(job) == 0) continue;
+      p.stretch = stretch;
       run_.step_changes.push_back({now(), job, step_s, slowdown});
-      const double left_ns = std::ceil(p.steps_left * step_ns);
-      if (!(left_ns < static_cast<double>(sim::SimTime::max().ns()))) {
-        throw sim::ModelError("job cluster: job " + std::to_string(jobs_[job].id) + "'s " +
-                              std::to_string(p.steps_left) + " steps left of " + std::to_string(step_s) +
-                              " s each end beyond the clock");
-      }
-      const auto delay = sim::SimTime::from_ns(std::max<std::int64_t>(1, static_cast<std::int64_t>(left_ns)));
-      ctx_->send(ctx_->self(), delay, kFinish, sim::Payload::of(FinishOf{job, p.generation}));
+      predict_end(job);
     }
+    fresh_.clear();
   }
 
   // The user's history's prediction of a job's run time, never above its request.
@@ -215,13 +298,6 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     return std::min(mean, request);
   }
 
-  struct Progress {
-    double steps_left = 0;
-    sim::SimTime since;  // steps_left counts from here
-    double step_ns = 0;  // 0: not yet predicted
-    std::uint32_t generation = 0;
-  };
-
   struct History {
     sim::SimTime last, previous;
     int finished = 0;
@@ -232,22 +308,39 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   place::GpuPool pool_;
   place::PlacementPolicy placement_;
   std::unique_ptr<sched::Scheduler> scheduler_;
+  bool team_from_user_ = false;
   sched::RunningJobs running_;
   sim::Context* ctx_ = nullptr;
   bool decision_pending_ = false;
   bool predict_ = false;
+  double restart_ns_ = 0;
   std::map<std::int32_t, History> history_;  // by user: their last finished run times
   std::vector<sim::SimTime> expected_end_;   // by job, while it runs: its key in running_
   JobClusterRun run_;
   std::span<const ModelledStep> modelled_;
   std::span<const double> reference_rate_;
   FabricShare* fabric_ = nullptr;
-  std::vector<Progress> progress_;      // by job, for modelled jobs
+  std::vector<Progress> progress_;      // by job
   std::vector<std::uint32_t> sharing_;  // fabric-sharing jobs running now, in start order
+  std::set<std::uint32_t> fresh_;       // sharing jobs started since the last reshare
+  std::set<sim::SimTime> wakes_;        // wake-ups asked for and not yet come
   bool reshare_pending_ = false;
 };
 
 }  // namespace
+
+std::vector<JobSegment> all_runs(const JobClusterRun& run) {
+  std::vector<JobSegment> runs(run.earlier_runs);
+  runs.reserve(run.earlier_runs.size() + run.jobs.size());
+  for (std::size_t j = 0; j < run.jobs.size(); ++j) {
+    const JobRun& r = run.jobs[j];
+    runs.push_back({static_cast<std::uint32_t>(j), r.last_start, r.end, r.first_share, r.nodes});
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const JobSegment& a, const JobSegment& b) {
+    return a.start != b.start ? a.start < b.start : a.job < b.job;
+  });
+  return runs;
+}
 
 JobClusterRun run_job_cluster(std::span<const TraceJob> jobs, std::span<const sim::SimTime> estimates,
                               const JobClusterSpec& spec, std::uint64_t seed) {

@@ -36,6 +36,11 @@ struct JobClusterSpec {
   // request; the request itself while the user has no finished job. A job that outlives its
   // prediction is then expected to run to its request (the paper's simplest correction).
   bool predict_from_history = false;
+  // The team a job belongs to, for quotas: the trace's group, or its user.
+  bool team_from_user = false;
+  // What a preempted job pays when it starts again: restoring its checkpoint, reloading and
+  // warming up, added to its remaining work.
+  sim::SimTime restart_overhead;
   // Modelled training jobs (training_job.hpp): one entry per job, or none when every job is
   // opaque. A job with modelled[j].steps > 0 on several nodes runs its steps at the step time
   // its neighbours leave it, recomputed whenever a modelled job on several nodes starts or ends:
@@ -48,11 +53,23 @@ struct JobClusterSpec {
 
 // What happened to one job.
 struct JobRun {
-  sim::SimTime start, end;
-  std::uint32_t first_share = 0;  // its shares are shares[first_share, first_share + nodes)
+  sim::SimTime start, end;        // its first start, its end
+  sim::SimTime last_start;        // its last run's start (its first start unless preempted)
+  std::uint32_t first_share = 0;  // its last run's shares are shares[first_share, first_share + nodes)
   std::int32_t nodes = 0;
   std::int32_t leaves = 0;  // leaf switches its nodes sit on
-  double interference = 1;  // its run time over its run time alone (1 for an opaque job)
+  double interference = 1;  // its time running over its run alone (1 for an opaque job)
+  sim::SimTime executed;    // time it ran, in all its runs
+  std::uint32_t preemptions = 0;
+};
+
+// One run of a job that a preemption ended (a job preempted n times has n of them; its last run
+// is in its JobRun: last_start to end).
+struct JobSegment {
+  std::uint32_t job = 0;
+  sim::SimTime start, end;
+  std::uint32_t first_share = 0;  // its nodes: shares[first_share, first_share + nodes)
+  std::int32_t nodes = 0;
 };
 
 // A modelled job's step time from `at` on, as its neighbours left it.
@@ -74,16 +91,22 @@ struct ClusterSample {
 
 struct JobClusterRun {
   std::vector<JobRun> jobs;              // by the index of the job in the input
-  std::vector<place::NodeShare> shares;  // every job's nodes, in the order the jobs started
+  std::vector<place::NodeShare> shares;  // every run's nodes, in the order the runs started
+  std::vector<JobSegment> earlier_runs;  // runs ended by preemption, in the order they ended
   std::vector<ClusterSample> timeline;   // in time order
   std::vector<sim::SimTime> estimates;   // what the scheduler was told of each job
   std::vector<StepChange> step_changes;  // modelled jobs on several nodes, in time order
   std::int64_t total_gpus = 0;
   std::uint64_t decisions = 0;         // instants at which the scheduler decided
   std::uint64_t overran_estimate = 0;  // jobs that ran longer than their estimate
+  std::uint64_t preemptions = 0;
   std::uint64_t events = 0;
   std::uint64_t fingerprint = 0;  // the engine's: equal runs have equal fingerprints
 };
+
+// Every run of every job: the runs preemptions ended and each job's last run, by start time
+// (then job). For outputs that draw the runs; a run without preemptions has one per job.
+std::vector<JobSegment> all_runs(const JobClusterRun& run);
 
 // Runs `jobs` (in submit order, each asking for 1 to total GPUs) with the scheduler seeing
 // `estimates` (one per job) as their run times. Throws std::invalid_argument for jobs out of

@@ -29,7 +29,9 @@ jobs::JobClusterSpec cluster(std::int32_t nodes, std::int32_t gpus_per_node, sch
   jobs::JobClusterSpec spec;
   spec.gpus_per_node.assign(static_cast<std::size_t>(nodes), gpus_per_node);
   spec.leaf_of_node.assign(static_cast<std::size_t>(nodes), 0);
-  spec.scheduler = {order, backfill, true};
+  spec.scheduler.order = order;
+  spec.scheduler.backfill = backfill;
+  spec.scheduler.check_reservations = true;
   return spec;
 }
 

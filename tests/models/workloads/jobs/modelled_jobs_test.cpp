@@ -92,7 +92,7 @@ TEST_CASE("Job cluster: a modelled job's step time changes when its neighbour st
   jobs::JobClusterSpec spec;
   spec.gpus_per_node.assign(12, 8);
   for (int n = 0; n < 12; ++n) spec.leaf_of_node.push_back(n / 4);
-  spec.scheduler = {sched::QueueOrder::kFcfs, sched::Backfill::kEasy, true};
+  spec.scheduler.check_reservations = true;
   // 1 s steps alone, whose 0.5 s reduction ends with the pipeline: at half rate, 1.5 s.
   spec.modelled = {{}, {}, {1.0, 0.5, 0.0, 0.0, 1000}, {1.0, 0.5, 0.0, 0.0, 400}};
   spec.reference_rate = {0, 0, kNic, kNic};
@@ -185,4 +185,23 @@ TEST_CASE("training_jobs: bad input gets a located error") {
   fails_at({"workload.training_jobs[2].model=llama3-70b"}, "workload.training_jobs[2]");  // does not fit in HBM
   fails_at({"workload.estimates=exact"}, "workload.estimates");
   fails_at({"workload.trace.format=swf"}, "workload.trace");
+}
+
+TEST_CASE("Job cluster: a preempted modelled job keeps its steps and pays its restart") {
+  // The example's a and b widened to 8 nodes each, under gang scheduling: with y holding 2 of the
+  // 12 nodes only one fits at a time, so they take turns in 5 min slices, each paying 20 s per
+  // restart. Each runs alone on its nodes whenever it runs (its 8 ring flows per leaf fill the
+  // 8 uplinks exactly), so its runs add up to its run alone and its restarts.
+  const report::JobsReport r =
+      run_example({"workload.scheduler={policy: gang, quantum: 5min, restart_overhead: 20s}",
+                   "workload.training_jobs[2].gpus=64", "workload.training_jobs[2].global_batch=64",
+                   "workload.training_jobs[3].gpus=64", "workload.training_jobs[3].global_batch=64"});
+  for (const std::size_t i : {std::size_t{2}, std::size_t{3}}) {
+    CAPTURE(i);
+    const jobs::JobRun& j = r.run.jobs[i];
+    CHECK(j.preemptions > 0);
+    const double alone = r.scenario.jobs.jobs[i].run.to_seconds() + 20.0 * j.preemptions;
+    CHECK(j.executed.to_seconds() == doctest::Approx(alone).epsilon(1e-9));
+    CHECK(j.interference == doctest::Approx(1.0).epsilon(1e-9));
+  }
 }
