@@ -39,11 +39,12 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         scheduler_(sched::make_scheduler(spec.scheduler)),
         team_from_user_(spec.team_from_user),
         predict_(spec.predict_from_history),
+        preemptive_(spec.scheduler.policy != sched::Policy::kQueue),
         restart_ns_(static_cast<double>(spec.restart_overhead.ns())),
         modelled_(spec.modelled),
         reference_rate_(spec.reference_rate),
         fabric_(spec.fabric) {
-    progress_.resize(jobs.size());
+    if (preemptive_ || fabric_ != nullptr) progress_.resize(jobs.size());
     run_.jobs.resize(jobs.size());
     run_.estimates.assign(estimates.begin(), estimates.end());
     expected_end_.resize(jobs.size());
@@ -75,12 +76,14 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         break;
       }
       case kFinish:
-        if (event.payload.as<EventOf>().generation != progress_[job].generation) break;
+        if (tracked(job) && event.payload.as<EventOf>().generation != progress_[job].generation) break;
         finish(job);
         request_decision(ctx);
         break;
       case kCorrect:
-        if (!progress_[job].running || event.payload.as<EventOf>().generation != progress_[job].starts) break;
+        if (tracked(job) &&
+            (!progress_[job].running || event.payload.as<EventOf>().generation != progress_[job].starts))
+          break;
         correct(job);
         request_decision(ctx);
         break;
@@ -110,7 +113,6 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     double work_left_ns = 0;
     double stretch = 1;
     sim::SimTime since;            // work_left_ns counts from here
-    sim::SimTime segment;          // this run's start
     std::uint32_t generation = 0;  // of its predicted end
     std::uint32_t starts = 0;      // runs so far
     bool running = false;
@@ -129,9 +131,8 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   const sched::RunningJobs& running() const override { return running_; }
 
   sim::SimTime executed(std::uint32_t job) const override {
-    const Progress& p = progress_.at(job);
-    const sim::SimTime before = run_.jobs[job].executed;  // in its earlier runs
-    return p.running ? before + (now() - p.segment) : before;
+    const JobRun& r = run_.jobs.at(job);  // r.executed: in its earlier runs
+    return tracked(job) && progress_[job].running ? r.executed + (now() - r.last_start) : r.executed;
   }
 
   void wake_at(sim::SimTime at) override {
@@ -145,21 +146,24 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const std::span<const place::NodeShare> shares(run_.shares.data() + first, run_.shares.size() - first);
     pool_.take(shares);
     JobRun& r = run_.jobs[q.job];
-    Progress& p = progress_[q.job];
-    const bool resumed = p.starts > 0;
-    if (!resumed) {
-      r.start = now();
-      p.work_left_ns = static_cast<double>(jobs_[q.job].run.ns());
-    } else {
-      p.work_left_ns += restart_ns_;  // restored from its checkpoint, loaded, warmed up again
-    }
-    p.running = true;
-    p.since = p.segment = now();
-    p.stretch = 1;
-    ++p.starts;
     r.first_share = static_cast<std::uint32_t>(first);
     r.nodes = static_cast<std::int32_t>(shares.size());
     r.leaves = place::leaves_spanned(pool_, shares);
+    r.last_start = now();
+    // An opaque job under a policy that never preempts runs its run time: no progress to keep.
+    const bool keep_progress = tracked(q.job);
+    const bool resumed = keep_progress && progress_[q.job].starts > 0;
+    if (!resumed) r.start = now();
+    std::uint32_t starts = 1;
+    if (keep_progress) {
+      Progress& p = progress_[q.job];
+      p.work_left_ns = resumed ? p.work_left_ns + restart_ns_  // restored, reloaded, warmed up again
+                               : static_cast<double>(jobs_[q.job].run.ns());
+      p.running = true;
+      p.since = now();
+      p.stretch = 1;
+      starts = ++p.starts;
+    }
     const sim::SimTime restart = sim::SimTime::from_ns(static_cast<std::int64_t>(resumed ? restart_ns_ : 0));
     expected_end_[q.job] = sim::SimTime::saturating_add(now(), sim::SimTime::saturating_add(q.estimate, restart));
     running_.insert({expected_end_[q.job], q.job, q.gpus});
@@ -167,9 +171,11 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
       ++run_.overran_estimate;
       // A prediction the job outlives falls back to the user's request, when that is longer.
       if (predict_ && estimates_[q.job] > q.estimate)
-        ctx_->send(ctx_->self(), q.estimate, kCorrect, sim::Payload::of(EventOf{q.job, p.starts}));
+        ctx_->send(ctx_->self(), q.estimate, kCorrect, sim::Payload::of(EventOf{q.job, starts}));
     }
-    if (shares_fabric(q.job)) {
+    if (!keep_progress) {
+      ctx_->send(ctx_->self(), jobs_[q.job].run, kFinish, sim::Payload::of(EventOf{q.job, 0}));
+    } else if (shares_fabric(q.job)) {
       sharing_.push_back(q.job);
       fresh_.insert(q.job);
       reshare_pending_ = true;  // its end is predicted once the decision's starts are all known
@@ -200,32 +206,29 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
 
   // Ends the job's current run (it finished or was preempted): its GPUs back to the pool.
   void stop(std::uint32_t job) {
-    Progress& p = progress_[job];
     JobRun& r = run_.jobs[job];
-    r.executed = r.executed + (now() - p.segment);
-    r.last_start = p.segment;
-    p.running = false;
+    r.executed = r.executed + (now() - r.last_start);
+    if (tracked(job)) progress_[job].running = false;
     pool_.give(
         std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
     running_.erase({expected_end_[job], job, jobs_[job].gpus});
-    const auto it = std::find(sharing_.begin(), sharing_.end(), job);
-    if (it != sharing_.end()) {
-      sharing_.erase(it);
+    if (shares_fabric(job)) {
+      sharing_.erase(std::find(sharing_.begin(), sharing_.end(), job));
       reshare_pending_ = true;
     }
   }
 
   void preempt(std::uint32_t job) override {
-    Progress& p = progress_.at(job);
-    if (!p.running)
+    if (!tracked(job) || !progress_[job].running)
       throw sim::ModelError("job cluster: job " + std::to_string(jobs_[job].id) + " preempted but not running");
+    Progress& p = progress_[job];
     credit(p);
     ++p.generation;  // its predicted end is void
     stop(job);
     JobRun& r = run_.jobs[job];
     ++r.preemptions;
     ++run_.preemptions;
-    run_.earlier_runs.push_back({job, p.segment, now(), r.first_share, r.nodes});
+    run_.earlier_runs.push_back({job, r.last_start, now(), r.first_share, r.nodes});
   }
 
   void finish(std::uint32_t job) {
@@ -250,6 +253,9 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     expected_end_[job] = sim::SimTime::saturating_add(run_.jobs[job].start, estimates_[job]);
     running_.insert({expected_end_[job], job, jobs_[job].gpus});
   }
+
+  // A job whose progress is kept: one a policy may preempt, or whose step time may change.
+  bool tracked(std::uint32_t job) const { return preemptive_ || shares_fabric(job); }
 
   // A modelled job on several nodes: its step time depends on its neighbours on the fabric.
   bool shares_fabric(std::uint32_t job) const {
@@ -313,6 +319,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   sim::Context* ctx_ = nullptr;
   bool decision_pending_ = false;
   bool predict_ = false;
+  bool preemptive_ = false;
   double restart_ns_ = 0;
   std::map<std::int32_t, History> history_;  // by user: their last finished run times
   std::vector<sim::SimTime> expected_end_;   // by job, while it runs: its key in running_
