@@ -10,6 +10,8 @@
 #include "models/hardware/node_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
 #include "models/params/parameter_text.hpp"
+#include "models/reliability/failure_spec.hpp"
+#include "models/storage/storage_tier.hpp"
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "models/workloads/training/training_parameters.hpp"
@@ -115,6 +117,17 @@ std::string parameter_tables_markdown() {
         "`nic_leaf: {port_price: $625}`. A node's price and power and the switch's price default to the\n"
         "price list (`scenarios/hardware/prices.yaml`), the switch's power to its catalog entry.",
         cost::cost_parameters());
+  table(md, "`storage.<tier>`",
+        "A storage tier, under a name of your choice ([run.md](run.md)); `read_bandwidth` and `write_bandwidth`\n"
+        "are required.",
+        storage::tier_parameters());
+  table(md, "`failures`",
+        "What the cluster does about failures in a whole run ([run.md](run.md)); `failures: none` turns them off,\n"
+        "and `components` (next table) overrides the default table's classes.",
+        rel::failure_parameters());
+  table(md, "`failures.components.<class>`",
+        "One failure class: gpu, hbm, nic, fabric, host, power, software or maintenance ([run.md](run.md)).",
+        rel::component_parameters(), false);
   table(md, "`report`",
         "What `fathom report` holds the cluster to ([go-live.md](go-live.md)): beside these, `pilot` names the\n"
         "pilot's scenario file (relative to this scenario's folder), shown beside this cluster with the\n"

@@ -25,6 +25,7 @@
 #include "scenarios/declared_reader.hpp"
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
+#include "scenarios/run_reader.hpp"
 #include "scenarios/user_catalogs.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "sim/errors.hpp"
@@ -545,7 +546,7 @@ void read_expect(Scenario& s, MapReader e) {
     std::string rest = text.substr(i + x.op.size());
     while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
     try {
-      if (key == "step_time" || key == "time_to_train") {
+      if (key == "step_time" || key == "time_to_train" || key == "recovery_time") {
         x.value = parse_duration(rest).to_seconds();
       } else if (key == "capex" || key == "tco" || key == "run_cost") {
         x.value = parse_usd(rest);
@@ -554,7 +555,7 @@ void read_expect(Scenario& s, MapReader e) {
       } else if (key == "peak_memory_per_rank") {
         x.value = static_cast<double>(parse_bytes(rest));
       } else {
-        const bool percent = key == "mfu" && !rest.empty() && rest.back() == '%';
+        const bool percent = (key == "mfu" || key == "effective_training_time") && !rest.empty() && rest.back() == '%';
         x.value = parse_number(percent ? rest.substr(0, rest.size() - 1) : rest, Sign::kNonNegative);
         if (percent) x.value /= 100;
       }
@@ -602,6 +603,21 @@ void read_workload(Scenario& s, MapReader w) {
   if (kind == "training") {
     s.workload = WorkloadKind::kTraining;
     read_training(s, w);
+    const auto noted = [&](const ValueReader& v) { note(s, v); };
+    if (w.has("run")) {
+      MapReader r = w.child("run");
+      note(s, r);
+      s.run = read_run_section(r, noted);
+      if (!(s.run->duration_s > 0) && !(s.run->tokens > 0) && !(s.training.tokens > 0)) {
+        throw ScenarioError(s.locations.at(r.path()), r.path(), "a length: run.tokens, run.duration or workload.tokens",
+                            "none", "add tokens: 15e12 under workload, or duration: 54d under run");
+      }
+    }
+    if (w.has("checkpoint")) {
+      MapReader c = w.child("checkpoint");
+      note(s, c);
+      s.checkpoint = read_checkpoint_section(c, s.storage, noted);
+    }
     w.finish();
     return;
   }
@@ -709,7 +725,16 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
     profile = load_calibration_profile(path.string());
   }
   read_hardware(s, root, node_accelerator, profile);
+  if (root.has("storage")) {
+    MapReader storage = root.child("storage");
+    note(s, storage);
+    s.storage = read_storage_section(storage, [&](const ValueReader& v) { note(s, v); });
+  }
   read_workload(s, root.child("workload"));
+  if (auto v = root.find("failures")) {
+    if (!s.run) v->fail("failures only with a whole run (workload.run)", "add run: {replications: 100} under workload");
+    s.failures = read_failures_section(*v, [&](const ValueReader& r) { note(s, r); });
+  }
   // The accelerator's NVLink and NIC efficiencies are the collectives' defaults; the
   // collectives section overrides them key by key.
   if (!s.accelerator.name.empty()) s.collectives = collective_defaults(s.accelerator);
@@ -732,6 +757,10 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
     if (is_cost_expectation(e.key) && !s.cost) {
       throw ScenarioError(e.where, "expect." + e.key, "a cost: section to price the cluster with", "no cost section",
                           "add cost: {} to use the price list's defaults (docs/cost.md)");
+    }
+    if ((e.key == "effective_training_time" || e.key == "recovery_time") && !s.run) {
+      throw ScenarioError(e.where, "expect." + e.key, "a whole run to measure it on (workload.run)", "no workload.run",
+                          "add run: {replications: 100} under workload (docs/run.md)");
     }
     if (e.key == "run_cost" && !(s.training.tokens > 0)) {
       throw ScenarioError(e.where, "expect.run_cost", "a token budget to train for (workload.tokens)",

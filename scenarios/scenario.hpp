@@ -23,7 +23,11 @@
 #include "models/collectives/collective_params.hpp"
 #include "models/cost/cost_spec.hpp"
 #include "models/hardware/accelerator.hpp"
+#include "models/reliability/failure_spec.hpp"
+#include "models/reliability/run_setup.hpp"
+#include "models/storage/storage_tier.hpp"
 #include "models/workloads/traffic/traffic_pattern.hpp"
+#include "models/workloads/training/checkpoint.hpp"
 #include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/jobs_workload.hpp"
@@ -76,7 +80,9 @@ inline constexpr std::string_view kExpectKeys[] = {"mfu",
                                                    "tco",
                                                    "run_cost",
                                                    "it_power",
-                                                   "facility_power"};
+                                                   "facility_power",
+                                                   "effective_training_time",
+                                                   "recovery_time"};
 
 // Whether `key` names a figure of the cost model, which needs a `cost:` section.
 inline bool is_cost_expectation(std::string_view key) {
@@ -100,6 +106,12 @@ struct Scenario {
   NcclTestsWorkload nccl_tests;  // when workload is kNcclTests
   train::TrainingSpec training;  // when workload is kTraining
   JobsWorkload jobs;             // when workload is kJobs
+  // A whole run (docs/run.md): the storage tiers, the run's length and replications, its
+  // checkpoints and what fails.
+  std::vector<storage::TierSpec> storage;
+  std::optional<rel::RunSpec> run;                  // `workload.run` (training)
+  std::optional<train::CheckpointSpec> checkpoint;  // `workload.checkpoint` (training)
+  rel::FailureSpec failures = rel::default_failures();
   // The accelerator: `hardware.accelerator`, else the catalog node's (cluster.node).
   hw::AcceleratorSpec accelerator;
   std::vector<Expectation> expectations;

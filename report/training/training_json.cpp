@@ -230,6 +230,7 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
     j.key("cost");
     write_cost_json(j, *report.cost, *report.scenario.cost);
   }
+  write_run_json(j, report);
   j.key("expectations");
   j.begin_array();
   for (const auto& o : report.expectations) {

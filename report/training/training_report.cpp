@@ -19,7 +19,14 @@ bool holds(const std::string& op, double actual, double wanted) {
 }
 
 double training_figure(const std::string& key, const train::TrainingResult& r,
-                       const std::optional<cost::CostResult>& cost) {
+                       const std::optional<cost::CostResult>& cost, const std::optional<rel::RunResult>& run) {
+  if (key == "effective_training_time" || key == "recovery_time" ||
+      (key == "time_to_train" && run && run->inputs.steps > 0)) {
+    if (!run) throw std::logic_error("training_figure: " + key + " without a whole run");
+    if (key == "effective_training_time") return run->effective_training_time.mean;
+    if (key == "recovery_time") return run->recovery_p99_s;
+    return run->wall_s.mean;
+  }
   if (scenario::is_cost_expectation(key)) {
     if (!cost) throw std::logic_error("training_figure: " + key + " without a cost result");
     if (key == "capex") return cost->capex_usd;
@@ -55,8 +62,23 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
     report.cost =
         cache ? price_cluster(s, usage, cache->topology(s.cluster, s.collectives, s.seed)) : price_cluster(s, usage);
   }
+  if (s.run || s.checkpoint) {
+    const storage::TierSpec* tier = nullptr;
+    for (const auto& t : s.storage) {
+      if (s.checkpoint && t.name == s.checkpoint->tier) tier = &t;
+    }
+    try {
+      report.run_setup = rel::plan_run(s.run.value_or(rel::RunSpec{}), s.checkpoint, tier, s.failures, s.training,
+                                       report.result, s.cluster.node, s.cluster.nodes, s.seed);
+    } catch (const rel::RunSetupError& e) {
+      const auto it = s.locations.find(e.key());
+      const auto at = it != s.locations.end() ? it->second : s.locations.at("workload");
+      throw scenario::ScenarioError(at, e.key(), e.what(), e.found());
+    }
+    if (s.run) report.run = rel::simulate_run(report.run_setup->inputs);
+  }
   for (const auto& e : s.expectations) {
-    const double actual = training_figure(e.key, report.result, report.cost);
+    const double actual = training_figure(e.key, report.result, report.cost, report.run);
     const bool pass = holds(e.op, actual, e.value);
     report.all_pass = report.all_pass && pass;
     report.expectations.push_back({e, actual, pass});

@@ -10,8 +10,14 @@
 #include <vector>
 
 #include "models/cost/cost_model.hpp"
+#include "models/reliability/run_setup.hpp"
+#include "models/reliability/whole_run.hpp"
 #include "models/workloads/training/step_model.hpp"
 #include "scenarios/scenario.hpp"
+
+namespace fathom::sim {
+class JsonWriter;
+}
 
 namespace fathom::report {
 
@@ -27,6 +33,8 @@ struct TrainingReport {
   train::TrainingResult result;
   std::vector<ExpectationOutcome> expectations;  // empty when the strategy does not fit
   std::optional<cost::CostResult> cost;          // with a `cost:` section, when the strategy fits
+  std::optional<rel::RunSetup> run_setup;        // with `workload.run` or `checkpoint`, when it fits
+  std::optional<rel::RunResult> run;             // with `workload.run`, when it fits
   bool all_pass = true;
 
   // False when a rank's memory exceeds its HBM: the step was not simulated.
@@ -51,8 +59,15 @@ void write_training_trace(std::ostream& out, const TrainingReport& report);
 
 // One of the figures an expectation can name (scenario::Expectation::key), in SI units; the
 // cost model's figures (scenario::is_cost_expectation) from `cost`.
+// With a whole run, time_to_train is its mean, effective_training_time its mean and
+// recovery_time its p99 recovery.
 double training_figure(const std::string& key, const train::TrainingResult& result,
-                       const std::optional<cost::CostResult>& cost = std::nullopt);
+                       const std::optional<cost::CostResult>& cost = std::nullopt,
+                       const std::optional<rel::RunResult>& run = std::nullopt);
+
+// The whole run's part of the terminal report and of the JSON report (`checkpoint` and `run`).
+void write_run_summary(std::FILE* out, const TrainingReport& report);
+void write_run_json(sim::JsonWriter& j, const TrainingReport& report);
 // Whether `actual` meets a criterion `op wanted` (op: ">=", "<=", ">", "<", "==").
 bool holds(const std::string& op, double actual, double wanted);
 // `actual` in the unit its expectation was written in (">= 45%" gives "47.12%").

@@ -75,6 +75,7 @@ void write_training_summary(std::FILE* out, const TrainingReport& report) {
   for (const auto& n : r.collective_notes) std::fprintf(out, "  collective %s\n", n.c_str());
 
   if (report.cost) write_cost_summary(out, *report.cost, *s.cost);
+  write_run_summary(out, report);
   if (!report.expectations.empty()) std::fprintf(out, "\nexpectations:\n");
   for (const auto& o : report.expectations) {
     std::fprintf(out, "  %-4s %-24s %-14s actual %s\n", o.pass ? "PASS" : "FAIL", o.expectation.key.c_str(),

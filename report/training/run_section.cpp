@@ -1,0 +1,171 @@
+// The whole run's part of the training reports: the checkpoint's size and times, then the
+// run's replications summarised (docs/run.md, docs/report.md).
+#include <cstdio>
+
+#include "report/training/training_labels.hpp"
+#include "report/training/training_report.hpp"
+#include "sim/output/json_writer.hpp"
+
+namespace fathom::report {
+
+namespace {
+
+struct Part {
+  const char* key;
+  const char* label;
+  std::int64_t rel::RunTime::*ns;
+};
+constexpr Part kParts[] = {
+    {"kept_s", "steps kept", &rel::RunTime::kept_ns},
+    {"lost_s", "steps lost and redone", &rel::RunTime::lost_ns},
+    {"checkpoint_s", "checkpoints (blocking)", &rel::RunTime::checkpoint_ns},
+    {"detection_s", "detecting failures", &rel::RunTime::detection_ns},
+    {"waiting_s", "waiting for a node", &rel::RunTime::waiting_ns},
+    {"restart_s", "restarting", &rel::RunTime::restart_ns},
+    {"restore_s", "reading checkpoints back", &rel::RunTime::restore_ns},
+    {"resubmit_s", "resubmitted, queued", &rel::RunTime::resubmit_ns},
+};
+
+void interval(sim::JsonWriter& j, const char* key, const sim::MeanInterval& m) {
+  j.key(key);
+  j.begin_object();
+  j.key("mean");
+  j.value(m.mean);
+  j.key("ci95_low");
+  j.value(m.low());
+  j.key("ci95_high");
+  j.value(m.high());
+  j.end_object();
+}
+
+}  // namespace
+
+void write_run_summary(std::FILE* out, const TrainingReport& report) {
+  if (!report.run_setup) return;
+  const rel::RunSetup& setup = *report.run_setup;
+  const scenario::Scenario& s = report.scenario;
+  if (setup.checkpoint && s.checkpoint) {
+    const auto& c = *setup.checkpoint;
+    std::fprintf(out, "\ncheckpoint %.4g TB (%s, %s) to tier %s: written by %d nodes in %s; restore %s\n",
+                 c.bytes / 1e12, s.checkpoint->sharded ? "sharded" : "gathered", s.checkpoint->async ? "async" : "sync",
+                 s.checkpoint->tier.c_str(), c.writing_nodes, duration_text(setup.write_s).c_str(),
+                 duration_text(setup.restore_s).c_str());
+    std::fprintf(out, "  blocks the steps %s each; every %d steps (%s); Young %s, Daly %s of work\n",
+                 duration_text(setup.block_s).c_str(), setup.interval_steps,
+                 s.checkpoint->auto_interval ? "auto: Daly's" : "as set", duration_text(setup.young_s).c_str(),
+                 duration_text(setup.daly_s).c_str());
+  }
+  if (!report.run) return;
+  const rel::RunResult& r = *report.run;
+  const rel::RunInputs& in = r.inputs;
+  std::fprintf(out, "\nwhole run: %d replications, %s, mean time between interruptions %s\n", in.replications,
+               in.steps > 0 ? ("to " + std::to_string(in.steps) + " steps").c_str()
+                            : ("for " + duration_text(static_cast<double>(in.duration_ns) / 1e9)).c_str(),
+               duration_text(r.mtbf_s).c_str());
+  std::fprintf(out, "  %s %s (95%% interval %s to %s)\n", in.steps > 0 ? "time to train " : "wall time     ",
+               duration_text(r.wall_s.mean).c_str(), duration_text(r.wall_s.low()).c_str(),
+               duration_text(r.wall_s.high()).c_str());
+  std::fprintf(out, "  effective training time %.2f%% (+-%.2f), goodput %.4g tokens/s\n",
+               100 * r.effective_training_time.mean, 100 * r.effective_training_time.half_width,
+               r.goodput_tokens_per_s.mean);
+  std::fprintf(out, "  interruptions %.1f unplanned per run (+-%.1f); recovery p50 %s, p99 %s; lost %.4g GPU-hours\n",
+               r.interruptions.mean, r.interruptions.half_width, duration_text(r.recovery_p50_s).c_str(),
+               duration_text(r.recovery_p99_s).c_str(), r.lost_gpu_hours.mean);
+  std::fprintf(out, "  %-28s %14s %7s\n", "wall time spent on", "mean", "share");
+  for (const Part& p : kParts) {
+    const double sec = static_cast<double>(r.mean_time.*p.ns) / 1e9;
+    std::fprintf(out, "  %-28s %14s %6.2f%%\n", p.label, duration_text(sec).c_str(),
+                 100 * sec / (static_cast<double>(r.mean_time.wall_ns) / 1e9));
+  }
+  std::fprintf(out, "  %-28s %8s\n", "interruptions by component", "per run");
+  for (int c = 0; c < rel::kComponents; ++c) {
+    const double n = r.interruptions_by_component[static_cast<std::size_t>(c)];
+    if (n > 0)
+      std::fprintf(out, "  %-28s %8.1f\n", std::string(rel::component_name(static_cast<rel::Component>(c))).c_str(), n);
+  }
+}
+
+void write_run_json(sim::JsonWriter& j, const TrainingReport& report) {
+  if (!report.run_setup) return;
+  const rel::RunSetup& setup = *report.run_setup;
+  const scenario::Scenario& s = report.scenario;
+  if (setup.checkpoint && s.checkpoint) {
+    const auto& c = *setup.checkpoint;
+    j.key("checkpoint");
+    j.begin_object();
+    j.key("tier");
+    j.value(s.checkpoint->tier);
+    j.key("bytes");
+    j.value(c.bytes);
+    j.key("writing_nodes");
+    j.value(c.writing_nodes);
+    j.key("bytes_per_writing_node");
+    j.value(c.bytes_per_writing_node);
+    j.key("restore_bytes");
+    j.value(c.restore_bytes());
+    j.key("write_s");
+    j.value(setup.write_s);
+    j.key("block_s");
+    j.value(setup.block_s);
+    j.key("drain_s");
+    j.value(setup.drain_s);
+    j.key("restore_s");
+    j.value(setup.restore_s);
+    j.key("interval_steps");
+    j.value(setup.interval_steps);
+    j.key("young_interval_s");
+    j.value(setup.young_s);
+    j.key("daly_interval_s");
+    j.value(setup.daly_s);
+    j.end_object();
+  }
+  if (!report.run) return;
+  const rel::RunResult& r = *report.run;
+  j.key("run");
+  j.begin_object();
+  j.key("replications");
+  j.value(r.inputs.replications);
+  j.key("steps");
+  j.value(r.inputs.steps);
+  j.key("duration_s");
+  j.value(static_cast<double>(r.inputs.duration_ns) / 1e9);
+  j.key("spares");
+  j.value(r.inputs.spares);
+  j.key("mtbf_s");
+  j.value(r.mtbf_s);
+  interval(j, r.inputs.steps > 0 ? "time_to_train_s" : "wall_time_s", r.wall_s);
+  interval(j, "effective_training_time", r.effective_training_time);
+  interval(j, "goodput_tokens_per_s", r.goodput_tokens_per_s);
+  interval(j, "unplanned_interruptions", r.interruptions);
+  interval(j, "lost_gpu_hours", r.lost_gpu_hours);
+  j.key("interruptions");
+  j.begin_object();
+  for (int c = 0; c < rel::kComponents; ++c) {
+    j.key(std::string(rel::component_name(static_cast<rel::Component>(c))));
+    j.value(r.interruptions_by_component[static_cast<std::size_t>(c)]);
+  }
+  j.end_object();
+  j.key("recovery_s");
+  j.begin_object();
+  j.key("p50");
+  j.value(r.recovery_p50_s);
+  j.key("p99");
+  j.value(r.recovery_p99_s);
+  j.end_object();
+  j.key("checkpoint_write_s");
+  j.value(setup.write_s);
+  j.key("restore_s");
+  j.value(setup.restore_s);
+  j.key("time");
+  j.begin_object();
+  for (const Part& p : kParts) {
+    j.key(p.key);
+    j.value(static_cast<double>(r.mean_time.*p.ns) / 1e9);
+  }
+  j.key("wall_s");
+  j.value(static_cast<double>(r.mean_time.wall_ns) / 1e9);
+  j.end_object();
+  j.end_object();
+}
+
+}  // namespace fathom::report

@@ -1,0 +1,99 @@
+#include "scenarios/run_reader.hpp"
+
+#include "scenarios/declared_reader.hpp"
+
+namespace fathom::scenario {
+
+std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note) {
+  std::vector<storage::TierSpec> tiers;
+  for (const std::string& name : section.keys()) {
+    MapReader m = section.child(name);
+    storage::TierSpec t;
+    t.name = name;
+    for (auto key : {"read_bandwidth", "write_bandwidth"}) {
+      if (!m.has(key)) m.fail(key, "the tier's " + std::string(key) + " (such as 20GB/s)");
+    }
+    read_declared(m, storage::tier_parameters(), t, note);
+    if (t.data_shards == 0 && t.parity_shards > 0) {
+      m.fail("erasure", "data shards beside the parity ones (erasure: {data: 12, parity: 4})");
+    }
+    if (t.per_node() && (t.replicas > 1 || t.data_shards > 0)) {
+      m.fail("kind", "a shared tier (parallel_fs or object_store) for replicas or erasure coding",
+             "a node's own drives keep no copies elsewhere");
+    }
+    m.finish();
+    tiers.push_back(std::move(t));
+  }
+  section.finish();
+  return tiers;
+}
+
+rel::FailureSpec read_failures_section(const ValueReader& value, const Note& note) {
+  note(value);
+  if (value.is_scalar()) {
+    value.one_of({"none"});
+    return rel::no_failures();
+  }
+  MapReader m = value.map();
+  rel::FailureSpec f = rel::default_failures();
+  read_declared(m, rel::failure_parameters(), f, note);
+  if (f.spares < -1 || f.spares != static_cast<int>(f.spares)) m.fail("spares", "a whole number of nodes, or -1");
+  MapReader components = m.optional_child("components");
+  for (const rel::ComponentRate& c : rel::default_failures().components) {
+    components.declare({rel::component_name(c.component)});
+  }
+  for (rel::ComponentRate& c : f.components) {
+    const std::string_view name = rel::component_name(c.component);
+    if (!components.has(name)) continue;
+    MapReader entry = components.child(name);
+    read_declared(entry, rel::component_parameters(), c, note);
+    c.source = "the scenario (" + entry.path() + ")";
+    entry.finish();
+  }
+  components.finish();
+  m.finish();
+  return f;
+}
+
+rel::RunSpec read_run_section(MapReader& section, const Note& note) {
+  rel::RunSpec r;
+  for (auto key : {"tokens", "duration", "replications"}) {
+    if (auto v = section.find(key)) note(*v);
+  }
+  if (section.has("tokens") && section.has("duration")) {
+    section.fail("duration", "either tokens or a duration, not both");
+  }
+  if (section.has("tokens")) r.tokens = static_cast<double>(section.count("tokens", Sign::kPositive));
+  if (section.has("duration")) r.duration_s = section.duration("duration", Sign::kPositive).to_seconds();
+  r.replications = section.positive_int("replications", r.replications);
+  if (r.replications > 100'000) section.fail("replications", "at most 100000 replications");
+  section.finish();
+  return r;
+}
+
+train::CheckpointSpec read_checkpoint_section(MapReader& section, const std::vector<storage::TierSpec>& tiers,
+                                              const Note& note) {
+  train::CheckpointSpec c;
+  for (auto key : {"interval", "tier", "mode", "layout"}) {
+    if (auto v = section.find(key)) note(*v);
+  }
+  if (auto v = section.find("interval")) {
+    if (v->is_scalar() && v->node().Scalar() == "auto") {
+      c.auto_interval = true;
+    } else {
+      c.interval = v->positive_int();
+    }
+  }
+  const ValueReader tier = section.value("tier", "the storage tier written to (a name under storage:)");
+  c.tier = tier.as<std::string>("a storage tier's name");
+  std::vector<std::string_view> names;
+  for (const auto& t : tiers) names.push_back(t.name);
+  if (names.empty()) tier.fail("a tier under storage:", "add a storage: section with the tier (docs/run.md)");
+  tier.one_of(names);
+  c.async = section.one_of("mode", {"sync", "async"}, "sync") == "async";
+  c.sharded = section.one_of("layout", {"sharded", "gathered"}, "sharded") == "sharded";
+  section.finish();
+  return c;
+}
+
+}  // namespace fathom::scenario

@@ -1,0 +1,29 @@
+// The keys of a whole run (docs/run.md): `storage:` (the tiers), `failures:` (what fails and
+// how the cluster recovers), and under a training workload `run:` (how long, how many
+// replications) and `checkpoint:` (how often, where, how).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "models/reliability/failure_spec.hpp"
+#include "models/reliability/run_setup.hpp"
+#include "models/storage/storage_tier.hpp"
+#include "models/workloads/training/checkpoint.hpp"
+#include "scenarios/yaml_reader.hpp"
+
+namespace fathom::scenario {
+
+using Note = std::function<void(const ValueReader&)>;
+
+// `storage:` a mapping of tier names to tiers.
+std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note);
+// `failures:` `none`, or a mapping over the default table.
+rel::FailureSpec read_failures_section(const ValueReader& value, const Note& note);
+// `workload.run`.
+rel::RunSpec read_run_section(MapReader& section, const Note& note);
+// `workload.checkpoint`; its `tier` must name one of `tiers`.
+train::CheckpointSpec read_checkpoint_section(MapReader& section, const std::vector<storage::TierSpec>& tiers,
+                                              const Note& note);
+
+}  // namespace fathom::scenario

@@ -1,0 +1,107 @@
+// The keys of a whole run: storage tiers, workload.run, workload.checkpoint and failures, and the
+// located errors bad ones get.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "scenario_files.hpp"
+#include "scenarios/scenario.hpp"
+
+using fathom::scenario::load_scenario;
+using fathom::scenario::Scenario;
+using fathom::scenario::ScenarioError;
+using fathom::test::load_error;
+using fathom::test::write_scratch_file;
+
+namespace {
+
+// A 16-node training scenario with `run_keys` under workload and `tail` at the root.
+std::string run_scenario(const std::string& run_keys, const std::string& tail) {
+  return "cluster:\n"
+         "  nodes: 16\n"
+         "  node: dgx-h100\n"
+         "  fabric:\n"
+         "    tiers: 2\n"
+         "    radix: 64\n"
+         "    links:\n"
+         "      - {bandwidth: 400Gbps, latency: 1us}\n"
+         "      - {bandwidth: 400Gbps, latency: 1us}\n"
+         "storage:\n"
+         "  gluster: {kind: parallel_fs, read_bandwidth: 40GB/s, write_bandwidth: 60GB/s, replicas: 3, "
+         "capacity: 1PB}\n"
+         "  nvme: {kind: local_nvme, read_bandwidth: 25GB/s, write_bandwidth: 12GB/s}\n"
+         "workload:\n"
+         "  kind: training\n"
+         "  model: llama3-8b\n"
+         "  sequence: 4096\n"
+         "  global_batch: 128\n"
+         "  tokens: 1e12\n"
+         "  parallel: {tp: 8}\n" +
+         run_keys + tail;
+}
+
+Scenario load_text(const std::string& text) { return load_scenario(write_scratch_file("run.yaml", text)); }
+
+}  // namespace
+
+TEST_CASE("a whole run's keys load into the scenario") {
+  const Scenario s = load_text(
+      run_scenario("  run: {replications: 20}\n  checkpoint: {interval: auto, tier: gluster, mode: async}\n",
+                   "failures:\n  detection: 30s\n  spares: 2\n  components:\n    gpu: {mtbf: 50000h, shape: 0.8}\n"));
+  REQUIRE(s.run.has_value());
+  CHECK(s.run->replications == 20);
+  REQUIRE(s.checkpoint.has_value());
+  CHECK(s.checkpoint->auto_interval);
+  CHECK(s.checkpoint->async);
+  CHECK(s.checkpoint->tier == "gluster");
+  REQUIRE(s.storage.size() == 2);
+  CHECK(s.storage[0].client_write_bytes_per_s() == doctest::Approx(20e9));
+  CHECK(s.storage[1].per_node());
+  CHECK(s.failures.detection_ns == 30'000'000'000);
+  CHECK(s.failures.spares == 2);
+  CHECK(s.failures.rate(fathom::rel::Component::kGpu).mtbf_s == doctest::Approx(50000 * 3600.0));
+  CHECK(s.failures.rate(fathom::rel::Component::kGpu).weibull_shape == 0.8);
+  // Untouched classes keep the default table.
+  CHECK(s.failures.rate(fathom::rel::Component::kHbm).mtbf_s ==
+        doctest::Approx(fathom::rel::default_failures().rate(fathom::rel::Component::kHbm).mtbf_s));
+  const Scenario none = load_text(run_scenario("  run: {duration: 7d}\n", "failures: none\n"));
+  CHECK(none.failures.rate(fathom::rel::Component::kGpu).mtbf_s == 0);
+}
+
+TEST_CASE("bad whole-run keys get located errors") {
+  ScenarioError e = load_error(run_scenario("  run: {}\n", "failures:\n  components:\n    gpus: {mtbf: 1h}\n"));
+  CHECK(e.key_path() == "failures.components.gpus");
+  CHECK(std::string(e.what()).find("did you mean") != std::string::npos);
+  e = load_error(run_scenario("  run: {}\n", "failures:\n  components:\n    gpu: {mtbf: -5h}\n"));
+  CHECK(e.key_path() == "failures.components.gpu.mtbf");
+  e = load_error(run_scenario("", "failures: {detection: 1min}\n"));
+  CHECK(e.key_path() == "failures");
+  e = load_error(run_scenario("  checkpoint: {tier: lustre}\n", ""));
+  CHECK(e.key_path() == "workload.checkpoint.tier");
+  e = load_error(run_scenario("  run: {tokens: 1e12, duration: 1d}\n", ""));
+  CHECK(e.key_path() == "workload.run.duration");
+  e = load_error(run_scenario("  run: {replications: 0}\n", ""));
+  CHECK(e.key_path() == "workload.run.replications");
+  e = load_error(run_scenario("", "expect: {effective_training_time: \">= 90%\"}\n"));
+  CHECK(e.key_path() == "expect.effective_training_time");
+  e = load_error(run_scenario("", "storage2: {}\n"));
+  CHECK(std::string(e.what()).find("storage") != std::string::npos);
+}
+
+TEST_CASE("a tier needs its bandwidths, and redundancy only where it is kept") {
+  const std::string head = run_scenario("", "");
+  const std::string without_tiers = head.substr(0, head.find("storage:\n"));
+  const std::string workload = head.substr(head.find("workload:\n"));
+  ScenarioError e =
+      load_error(without_tiers + "storage:\n  s3: {kind: object_store, read_bandwidth: 1GB/s}\n" + workload);
+  CHECK(e.key_path() == "storage.s3.write_bandwidth");
+  e = load_error(without_tiers +
+                 "storage:\n  nvme: {kind: local_nvme, read_bandwidth: 1GB/s, write_bandwidth: 1GB/s, replicas: 2}\n" +
+                 workload);
+  CHECK(e.key_path() == "storage.nvme.kind");
+  e = load_error(without_tiers +
+                 "storage:\n  s3: {kind: object_store, read_bandwidth: 1GB/s, write_bandwidth: 1GB/s, erasure: "
+                 "{parity: 4}}\n" +
+                 workload);
+  CHECK(e.key_path() == "storage.s3.erasure");
+}
