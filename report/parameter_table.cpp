@@ -10,6 +10,7 @@
 #include "models/hardware/node_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
 #include "models/params/parameter_text.hpp"
+#include "models/reliability/availability.hpp"
 #include "models/reliability/failure_spec.hpp"
 #include "models/storage/storage_tier.hpp"
 #include "models/workloads/training/model_parameters.hpp"
@@ -128,6 +129,14 @@ std::string parameter_tables_markdown() {
   table(md, "`failures.components.<class>`",
         "One failure class: gpu, hbm, nic, fabric, host, power, software or maintenance ([run.md](run.md)).",
         rel::component_parameters(), false);
+  table(md, "`availability`",
+        "A service's replicas and repairs ([run.md](run.md#availability-of-a-service)); `mtbf` and `repair` are\n"
+        "required, and `depends_on` (next table) names its dependencies.",
+        rel::service_parameters());
+  table(md, "`availability.depends_on.<name>`",
+        "A dependency in series with the service (a storage tier, the network), under a name of your choice;\n"
+        "both keys required.",
+        rel::dependency_parameters(), false);
   table(md, "`report`",
         "What `fathom report` holds the cluster to ([go-live.md](go-live.md)): beside these, `pilot` names the\n"
         "pilot's scenario file (relative to this scenario's folder), shown beside this cluster with the\n"

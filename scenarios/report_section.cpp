@@ -42,6 +42,17 @@ const std::vector<params::Parameter<ReportSpec>>& report_parameters() {
        "how many nodes (the first ones, at most the cluster's) the bandwidth check's all-reduce spans",
        "a bound on the check's time: a ring's transfers grow with the square of its GPUs (32 nodes: about a "
        "second)"},
+      {"recovery_time", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(ReportSpec, recovery_time_s),
+       "a whole run's p99 recovery from an interruption (failure to training again) at most this; `expect: "
+       "recovery_time` replaces it",
+       "the deployment guides' go-live criterion: recovery from a node failure in at most 5 minutes"},
+      {"effective_training_time", Quantity::kFraction, FATHOM_PARAMETER_MEMBER(ReportSpec, effective_training_time),
+       "a whole run's share of wall time on steps it kept at least this; `expect: effective_training_time` "
+       "replaces it",
+       "Llama 3 405B's pre-training: \"higher than 90%\" (arXiv 2407.21783, section 3.3.4)"},
+      {"availability", Quantity::kFraction, FATHOM_PARAMETER_MEMBER(ReportSpec, availability),
+       "a service's (`availability:`) share of time up at least this; `expect: availability` replaces it",
+       "the deployment guides' go-live criterion: 99.95% availability"},
   };
   return declared;
 }

@@ -16,14 +16,17 @@ namespace fathom::scenario {
 struct ReportSpec {
   std::string pilot;  // the pilot's scenario file, resolved against this scenario's folder; empty: none
   // The targets. A scenario's `expect: mfu` replaces `mfu` (the scenario's own word wins).
-  double mfu = 0.38;                 // model FLOP utilisation at least this
-  double gpu_busy = 0.80;            // the accelerators compute at least this share of the step
-  double bandwidth = 0.80;           // inter-node all-reduce bus bandwidth over the NICs' line rate
-  double memory_headroom = 0.10;     // share of usable HBM left free at the peak rank
-  double scaling = 0.90;             // per-GPU throughput of this cluster over the pilot's
-  double bandwidth_bytes = 1 << 30;  // the all-reduce message of the bandwidth check
-  int bandwidth_nodes = 32;          // the nodes it spans (the first ones; at most the cluster's)
-  Location where;                    // of `report:`, or the file's start without one
+  double mfu = 0.38;                      // model FLOP utilisation at least this
+  double gpu_busy = 0.80;                 // the accelerators compute at least this share of the step
+  double bandwidth = 0.80;                // inter-node all-reduce bus bandwidth over the NICs' line rate
+  double memory_headroom = 0.10;          // share of usable HBM left free at the peak rank
+  double scaling = 0.90;                  // per-GPU throughput of this cluster over the pilot's
+  double bandwidth_bytes = 1 << 30;       // the all-reduce message of the bandwidth check
+  int bandwidth_nodes = 32;               // the nodes it spans (the first ones; at most the cluster's)
+  double recovery_time_s = 300;           // p99 recovery from a failure at most this (a whole run)
+  double effective_training_time = 0.90;  // share of a whole run's wall time on kept steps
+  double availability = 0.9995;           // a service's share of time up
+  Location where;                         // of `report:`, or the file's start without one
 };
 
 // The declared keys of `report:` (docs/parameters.md); `pilot` is read beside them.

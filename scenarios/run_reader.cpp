@@ -96,4 +96,29 @@ train::CheckpointSpec read_checkpoint_section(MapReader& section, const std::vec
   return c;
 }
 
+rel::ServiceSpec read_availability_section(MapReader& section, const Note& note) {
+  rel::ServiceSpec spec;
+  if (!section.has("mtbf") || !section.has("repair")) {
+    section.fail(section.has("mtbf") ? "repair" : "mtbf", "a replica's mtbf and repair (such as 2000h and 8h)");
+  }
+  read_declared(section, rel::service_parameters(), spec, note);
+  if (spec.needed > spec.replicas)
+    section.fail("needed", "at most the replicas (" + std::to_string(spec.replicas) + ")");
+  MapReader deps = section.optional_child("depends_on");
+  for (const std::string& name : deps.keys()) {
+    MapReader d = deps.child(name);
+    rel::Dependency dep;
+    dep.name = name;
+    if (!d.has("mtbf") || !d.has("repair")) {
+      d.fail(d.has("mtbf") ? "repair" : "mtbf", "the dependency's mtbf and repair (such as 8760h and 4h)");
+    }
+    read_declared(d, rel::dependency_parameters(), dep, note);
+    d.finish();
+    spec.depends_on.push_back(std::move(dep));
+  }
+  deps.finish();
+  section.finish();
+  return spec;
+}
+
 }  // namespace fathom::scenario

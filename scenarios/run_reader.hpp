@@ -1,11 +1,12 @@
 // The keys of a whole run (docs/run.md): `storage:` (the tiers), `failures:` (what fails and
-// how the cluster recovers), and under a training workload `run:` (how long, how many
-// replications) and `checkpoint:` (how often, where, how).
+// how the cluster recovers), under a training workload `run:` (how long, how many
+// replications) and `checkpoint:` (how often, where, how), and `availability:` (a service).
 #pragma once
 
 #include <functional>
 #include <vector>
 
+#include "models/reliability/availability.hpp"
 #include "models/reliability/failure_spec.hpp"
 #include "models/reliability/run_setup.hpp"
 #include "models/storage/storage_tier.hpp"
@@ -25,5 +26,8 @@ rel::RunSpec read_run_section(MapReader& section, const Note& note);
 // `workload.checkpoint`; its `tier` must name one of `tiers`.
 train::CheckpointSpec read_checkpoint_section(MapReader& section, const std::vector<storage::TierSpec>& tiers,
                                               const Note& note);
+
+// `availability:` a service's replicas, repairs, failover and dependencies.
+rel::ServiceSpec read_availability_section(MapReader& section, const Note& note);
 
 }  // namespace fathom::scenario

@@ -731,6 +731,15 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
     s.storage = read_storage_section(storage, [&](const ValueReader& v) { note(s, v); });
   }
   read_workload(s, root.child("workload"));
+  if (root.has("availability")) {
+    MapReader a = root.child("availability");
+    note(s, a);
+    if (s.workload != WorkloadKind::kTraining) {
+      throw ScenarioError(a.location(), "availability", "a training scenario's service (workload kind: training)",
+                          "another workload kind");
+    }
+    s.availability = read_availability_section(a, [&](const ValueReader& v) { note(s, v); });
+  }
   if (auto v = root.find("failures")) {
     if (!s.run) v->fail("failures only with a whole run (workload.run)", "add run: {replications: 100} under workload");
     s.failures = read_failures_section(*v, [&](const ValueReader& r) { note(s, r); });
@@ -757,6 +766,10 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
     if (is_cost_expectation(e.key) && !s.cost) {
       throw ScenarioError(e.where, "expect." + e.key, "a cost: section to price the cluster with", "no cost section",
                           "add cost: {} to use the price list's defaults (docs/cost.md)");
+    }
+    if (e.key == "availability" && !s.availability) {
+      throw ScenarioError(e.where, "expect.availability", "a service to measure it on (availability:)",
+                          "no availability section", "add availability: {replicas: 2, mtbf: 2000h, repair: 8h}");
     }
     if ((e.key == "effective_training_time" || e.key == "recovery_time") && !s.run) {
       throw ScenarioError(e.where, "expect." + e.key, "a whole run to measure it on (workload.run)", "no workload.run",

@@ -23,6 +23,7 @@
 #include "models/collectives/collective_params.hpp"
 #include "models/cost/cost_spec.hpp"
 #include "models/hardware/accelerator.hpp"
+#include "models/reliability/availability.hpp"
 #include "models/reliability/failure_spec.hpp"
 #include "models/reliability/run_setup.hpp"
 #include "models/storage/storage_tier.hpp"
@@ -82,7 +83,8 @@ inline constexpr std::string_view kExpectKeys[] = {"mfu",
                                                    "it_power",
                                                    "facility_power",
                                                    "effective_training_time",
-                                                   "recovery_time"};
+                                                   "recovery_time",
+                                                   "availability"};
 
 // Whether `key` names a figure of the cost model, which needs a `cost:` section.
 inline bool is_cost_expectation(std::string_view key) {
@@ -112,6 +114,7 @@ struct Scenario {
   std::optional<rel::RunSpec> run;                  // `workload.run` (training)
   std::optional<train::CheckpointSpec> checkpoint;  // `workload.checkpoint` (training)
   rel::FailureSpec failures = rel::default_failures();
+  std::optional<rel::ServiceSpec> availability;  // `availability:` a service's (training scenarios)
   // The accelerator: `hardware.accelerator`, else the catalog node's (cluster.node).
   hw::AcceleratorSpec accelerator;
   std::vector<Expectation> expectations;

@@ -55,6 +55,7 @@ RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>
   in.spares = failures.spares >= 0 ? failures.spares : std::max(0, cluster_nodes - nodes);
   in.replications = run.replications;
   in.seed = seed;
+  in.timeline = true;  // the report's trace draws replication 0
   s.inputs.failures = failures;
   const double mtbf = run_mtbf_s(failures, in.units);
   if (checkpoint && tier != nullptr) {

@@ -39,7 +39,8 @@ struct Progress {
 
 class Replicator {
  public:
-  Replicator(const RunInputs& in, std::uint64_t replication) : in_(in), random_(in.seed, replication) {
+  Replicator(const RunInputs& in, std::uint64_t replication)
+      : in_(in), random_(in.seed, replication), record_(in.timeline && replication == 0) {
     const int k = in_.checkpoint_interval;
     block_ = k > 0 ? in_.checkpoint_block_ns + std::max<std::int64_t>(0, in_.checkpoint_drain_ns - k * in_.step_ns) : 0;
     period_ = k > 0 ? k * in_.step_ns + block_ : 0;
@@ -57,6 +58,7 @@ class Replicator {
       const std::int64_t finish = in_.steps > 0 ? plus(now, to_finish(left)) : kNever;
       const std::int64_t end = std::min(finish, horizon_);
       if (failure >= end) {
+        record_training(now, end);
         const Progress p = progress(end - now);
         out_.time.kept_ns += end - now - p.block_ns;
         out_.time.checkpoint_ns += p.block_ns;
@@ -65,6 +67,8 @@ class Replicator {
         now = end;
         break;
       }
+      record_training(now, failure);
+      record(RunEvent::Kind::kFailure, failure, failure, component);
       const Progress p = progress(failure - now);
       const ComponentRate& rate = in_.failures.rate(component);
       next_[static_cast<int>(component)] = draw_after(failure, component);
@@ -76,6 +80,7 @@ class Replicator {
         out_.time.checkpoint_ns += p.block_ns;
         at_checkpoint += p.steps;
         resume = spend(out_.time.checkpoint_ns, failure, in_.checkpoint_write_ns);
+        record(RunEvent::Kind::kCheckpoint, failure, resume);
       } else {
         const std::int64_t kept = p.valid_checkpoints * in_.checkpoint_interval * in_.step_ns;
         out_.time.kept_ns += kept;
@@ -99,6 +104,21 @@ class Replicator {
   }
 
  private:
+  void record(RunEvent::Kind kind, std::int64_t start, std::int64_t end, Component c = Component::kGpu) {
+    if (record_) out_.timeline.push_back({kind, start, end, c});
+  }
+
+  // A training segment from a checkpoint, with the checkpoint blocks inside it.
+  void record_training(std::int64_t from, std::int64_t to) {
+    if (!record_ || to <= from) return;
+    record(RunEvent::Kind::kTraining, from, to);
+    if (in_.checkpoint_interval <= 0 || block_ <= 0) return;
+    const std::int64_t steps_part = in_.checkpoint_interval * in_.step_ns;
+    for (std::int64_t cycle = from; plus(cycle, steps_part) < to; cycle = plus(cycle, period_)) {
+      record(RunEvent::Kind::kCheckpoint, cycle + steps_part, std::min(to, plus(cycle, period_)));
+    }
+  }
+
   // Training time for `steps` from a checkpoint, with the checkpoints taken on the way (none
   // after the last step).
   std::int64_t to_finish(std::int64_t steps) const {
@@ -172,21 +192,27 @@ class Replicator {
       } else {
         ++restarts_;
       }
-      const std::pair<std::int64_t*, std::int64_t> phases[] = {{&out_.time.detection_ns, detection},
-                                                               {&out_.time.waiting_ns, waiting},
-                                                               {&out_.time.resubmit_ns, resubmit},
-                                                               {&out_.time.restart_ns, f.restart_ns},
-                                                               {&out_.time.restore_ns, in_.restore_ns}};
+      struct Phase {
+        std::int64_t* field;
+        std::int64_t ns;
+        RunEvent::Kind kind;
+      };
+      const Phase phases[] = {{&out_.time.detection_ns, detection, RunEvent::Kind::kDetection},
+                              {&out_.time.waiting_ns, waiting, RunEvent::Kind::kWaiting},
+                              {&out_.time.resubmit_ns, resubmit, RunEvent::Kind::kResubmit},
+                              {&out_.time.restart_ns, f.restart_ns, RunEvent::Kind::kRestart},
+                              {&out_.time.restore_ns, in_.restore_ns, RunEvent::Kind::kRestore}};
       std::int64_t end = now;
       for (const auto& phase : phases) {
-        end = plus(end, phase.second);
+        end = plus(end, phase.ns);
       }
       const auto [failure, next_component] = earliest();
       const std::int64_t cut = std::min({failure, end, horizon_});
       std::int64_t at = now;
       for (const auto& phase : phases) {
-        const std::int64_t until = std::min(cut, plus(at, phase.second));
-        *phase.first += std::max<std::int64_t>(0, until - at);
+        const std::int64_t until = std::min(cut, plus(at, phase.ns));
+        *phase.field += std::max<std::int64_t>(0, until - at);
+        if (until > at) record(phase.kind, at, until);
         at = until;
       }
       if (cut == end || cut == horizon_) {
@@ -195,6 +221,7 @@ class Replicator {
       }
       now = failure;  // interrupted again while recovering
       component = next_component;
+      record(RunEvent::Kind::kFailure, failure, failure, component);
       next_[static_cast<int>(component)] = draw_after(failure, component);
     }
   }
@@ -221,6 +248,7 @@ class Replicator {
 
   const RunInputs& in_;
   sim::RandomStream random_;
+  bool record_ = false;
   std::int64_t block_ = 0, period_ = 0, horizon_ = 0;
   std::int64_t next_[kComponents]{};
   int free_spares_ = 0;

@@ -46,6 +46,7 @@ struct RunInputs {
   int gpus = 0;
   int replications = 1;
   std::uint64_t seed = 1;
+  bool timeline = false;  // record replication 0's events (Replication::timeline)
 };
 
 // Wall time of one replication by what it was spent on; the parts sum to `wall_ns`.
@@ -61,6 +62,15 @@ struct RunTime {
   std::int64_t wall_ns = 0;
 };
 
+// What replication 0 did when, for the run's timeline (Perfetto).
+struct RunEvent {
+  enum class Kind { kTraining, kCheckpoint, kFailure, kDetection, kWaiting, kResubmit, kRestart, kRestore };
+  Kind kind = Kind::kTraining;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;                // a failure is an instant: end = start
+  Component component = Component::kGpu;  // of a failure
+};
+
 struct Replication {
   RunTime time;
   std::int64_t steps_kept = 0;
@@ -69,6 +79,7 @@ struct Replication {
   int spares_short = 0;            // interruptions that waited for a repair
   std::vector<double> recovery_s;  // per unplanned interruption: failure to training again
   bool finished = false;           // the run's steps were done (always false with a duration)
+  std::vector<RunEvent> timeline;  // replication 0's only
 };
 
 struct RunResult {

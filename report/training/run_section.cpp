@@ -38,9 +38,46 @@ void interval(sim::JsonWriter& j, const char* key, const sim::MeanInterval& m) {
   j.end_object();
 }
 
-}  // namespace
+void write_availability_summary(std::FILE* out, const TrainingReport& report) {
+  if (!report.availability || !report.scenario.availability) return;
+  const rel::ServiceSpec& spec = *report.scenario.availability;
+  const rel::AvailabilityResult& a = *report.availability;
+  std::fprintf(out, "\navailability of the service: %d of %d replicas, %zu dependencies, %d replications of %s\n",
+               spec.needed, spec.replicas, spec.depends_on.size(), spec.replications,
+               duration_text(spec.horizon_s).c_str());
+  std::fprintf(out, "  simulated %.5f%% (+-%.5f), yearly downtime %s\n", 100 * a.simulated.mean,
+               100 * a.simulated.half_width, duration_text(a.simulated_downtime_s.mean).c_str());
+  if (a.closed_form) {
+    std::fprintf(out, "  closed form %.5f%%, yearly downtime %s (k of n replicas, dependencies in series)\n",
+                 100 * *a.closed_form, duration_text(*a.closed_form_downtime_s).c_str());
+  } else {
+    std::fprintf(out, "  closed form: none with a failover time\n");
+  }
+}
 
-void write_run_summary(std::FILE* out, const TrainingReport& report) {
+void write_availability_json(sim::JsonWriter& j, const TrainingReport& report) {
+  if (!report.availability) return;
+  const rel::AvailabilityResult& a = *report.availability;
+  j.key("availability");
+  j.begin_object();
+  interval(j, "simulated", a.simulated);
+  interval(j, "yearly_downtime_s", a.simulated_downtime_s);
+  j.key("closed_form");
+  if (a.closed_form) {
+    j.value(*a.closed_form);
+  } else {
+    j.value(nullptr);
+  }
+  j.key("closed_form_yearly_downtime_s");
+  if (a.closed_form_downtime_s) {
+    j.value(*a.closed_form_downtime_s);
+  } else {
+    j.value(nullptr);
+  }
+  j.end_object();
+}
+
+void write_whole_run_summary(std::FILE* out, const TrainingReport& report) {
   if (!report.run_setup) return;
   const rel::RunSetup& setup = *report.run_setup;
   const scenario::Scenario& s = report.scenario;
@@ -85,7 +122,7 @@ void write_run_summary(std::FILE* out, const TrainingReport& report) {
   }
 }
 
-void write_run_json(sim::JsonWriter& j, const TrainingReport& report) {
+void write_whole_run_json(sim::JsonWriter& j, const TrainingReport& report) {
   if (!report.run_setup) return;
   const rel::RunSetup& setup = *report.run_setup;
   const scenario::Scenario& s = report.scenario;
@@ -166,6 +203,18 @@ void write_run_json(sim::JsonWriter& j, const TrainingReport& report) {
   j.value(static_cast<double>(r.mean_time.wall_ns) / 1e9);
   j.end_object();
   j.end_object();
+}
+
+}  // namespace
+
+void write_run_summary(std::FILE* out, const TrainingReport& report) {
+  write_whole_run_summary(out, report);
+  write_availability_summary(out, report);
+}
+
+void write_run_json(sim::JsonWriter& j, const TrainingReport& report) {
+  write_whole_run_json(j, report);
+  write_availability_json(j, report);
 }
 
 }  // namespace fathom::report

@@ -18,8 +18,14 @@ bool holds(const std::string& op, double actual, double wanted) {
   return actual == wanted;
 }
 
-double training_figure(const std::string& key, const train::TrainingResult& r,
-                       const std::optional<cost::CostResult>& cost, const std::optional<rel::RunResult>& run) {
+double training_figure(const std::string& key, const TrainingReport& report) {
+  const train::TrainingResult& r = report.result;
+  const std::optional<cost::CostResult>& cost = report.cost;
+  const std::optional<rel::RunResult>& run = report.run;
+  if (key == "availability") {
+    if (!report.availability) throw std::logic_error("training_figure: availability without a service");
+    return report.availability->simulated.mean;
+  }
   if (key == "effective_training_time" || key == "recovery_time" ||
       (key == "time_to_train" && run && run->inputs.steps > 0)) {
     if (!run) throw std::logic_error("training_figure: " + key + " without a whole run");
@@ -56,6 +62,7 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
   } catch (const sim::TimeOutOfRange& e) {
     scenario::refuse_beyond_clock(s, e);
   }
+  if (s.availability) report.availability = rel::service_availability(*s.availability, s.seed);
   if (!report.fits()) return report;
   if (s.cost) {
     const cost::Usage usage = training_usage(s, report.result);
@@ -78,7 +85,7 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
     if (s.run) report.run = rel::simulate_run(report.run_setup->inputs);
   }
   for (const auto& e : s.expectations) {
-    const double actual = training_figure(e.key, report.result, report.cost, report.run);
+    const double actual = training_figure(e.key, report);
     const bool pass = holds(e.op, actual, e.value);
     report.all_pass = report.all_pass && pass;
     report.expectations.push_back({e, actual, pass});

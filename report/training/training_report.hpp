@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/cost/cost_model.hpp"
+#include "models/reliability/availability.hpp"
 #include "models/reliability/run_setup.hpp"
 #include "models/reliability/whole_run.hpp"
 #include "models/workloads/training/step_model.hpp"
@@ -31,10 +32,11 @@ struct TrainingReport {
   scenario::Scenario scenario;
   std::vector<std::string> command_catalogs;  // the command's --catalog folders (the JSON lists them)
   train::TrainingResult result;
-  std::vector<ExpectationOutcome> expectations;  // empty when the strategy does not fit
-  std::optional<cost::CostResult> cost;          // with a `cost:` section, when the strategy fits
-  std::optional<rel::RunSetup> run_setup;        // with `workload.run` or `checkpoint`, when it fits
-  std::optional<rel::RunResult> run;             // with `workload.run`, when it fits
+  std::vector<ExpectationOutcome> expectations;         // empty when the strategy does not fit
+  std::optional<cost::CostResult> cost;                 // with a `cost:` section, when the strategy fits
+  std::optional<rel::RunSetup> run_setup;               // with `workload.run` or `checkpoint`, when it fits
+  std::optional<rel::RunResult> run;                    // with `workload.run`, when it fits
+  std::optional<rel::AvailabilityResult> availability;  // with `availability:`
   bool all_pass = true;
 
   // False when a rank's memory exceeds its HBM: the step was not simulated.
@@ -59,11 +61,11 @@ void write_training_trace(std::ostream& out, const TrainingReport& report);
 
 // One of the figures an expectation can name (scenario::Expectation::key), in SI units; the
 // cost model's figures (scenario::is_cost_expectation) from `cost`.
-// With a whole run, time_to_train is its mean, effective_training_time its mean and
-// recovery_time its p99 recovery.
-double training_figure(const std::string& key, const train::TrainingResult& result,
-                       const std::optional<cost::CostResult>& cost = std::nullopt,
-                       const std::optional<rel::RunResult>& run = std::nullopt);
+// One of the figures an expectation can name (scenario::Expectation::key), in SI units, from a
+// report whose step (and cost, run and availability, as the key needs) is filled in. With a
+// whole run, time_to_train is its mean, effective_training_time its mean and recovery_time its
+// p99 recovery; availability is the service's simulated mean.
+double training_figure(const std::string& key, const TrainingReport& report);
 
 // The whole run's part of the terminal report and of the JSON report (`checkpoint` and `run`).
 void write_run_summary(std::FILE* out, const TrainingReport& report);

@@ -10,6 +10,44 @@
 
 namespace fathom::report {
 
+namespace {
+
+// The whole run's first replication on its own process: training segments, checkpoint blocks,
+// failures (instants, named by component) and each recovery phase.
+void add_run_timeline(sim::ChromeTrace& trace, const rel::RunResult& run, int pid) {
+  using Kind = rel::RunEvent::Kind;
+  trace.process_name(pid, "whole run (replication 0)");
+  trace.thread_name(pid, 1, "training");
+  trace.thread_name(pid, 2, "checkpoints");
+  trace.thread_name(pid, 3, "failures");
+  trace.thread_name(pid, 4, "recovery");
+  struct Track {
+    int tid;
+    const char* name;
+    const char* category;
+  };
+  // By RunEvent::Kind: training, checkpoint, failure, detection, waiting, resubmit, restart, restore.
+  static constexpr Track kTracks[] = {{1, "training", "run"},
+                                      {2, "checkpoint", "run"},
+                                      {3, "failure", "failure"},
+                                      {4, "detection", "recovery"},
+                                      {4, "waiting for a node", "recovery"},
+                                      {4, "resubmitted", "recovery"},
+                                      {4, "restart", "recovery"},
+                                      {4, "restore", "recovery"}};
+  for (const rel::RunEvent& e : run.replications.front().timeline) {
+    const Track& t = kTracks[static_cast<std::size_t>(e.kind)];
+    const sim::SimTime start = sim::SimTime::from_ns(e.start_ns);
+    if (e.kind == Kind::kFailure) {
+      trace.instant(pid, t.tid, std::string(rel::component_name(e.component)), start, t.category);
+    } else {
+      trace.complete(pid, t.tid, t.name, start, sim::SimTime::from_ns(e.end_ns - e.start_ns), t.category);
+    }
+  }
+}
+
+}  // namespace
+
 void write_training_trace(std::ostream& out, const TrainingReport& report) {
   const train::TrainingResult& r = report.result;
   const train::TrainingSpec& t = report.scenario.training;
@@ -59,6 +97,7 @@ void write_training_trace(std::ostream& out, const TrainingReport& report) {
                      {{"utilisation_over_step", l.utilisation}});
     }
   }
+  if (report.run) add_run_timeline(trace, *report.run, link_pid + 1);
   trace.write(out);
 }
 

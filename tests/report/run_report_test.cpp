@@ -60,3 +60,40 @@ TEST_CASE("a checkpoint larger than its tier is an error at the tier's capacity"
     CHECK(std::string(e.what()).find("5.68 TB") != std::string::npos);
   }
 }
+
+TEST_CASE("the trace shows the whole run's first replication: training, checkpoints, failures, recoveries") {
+  const scenario::Scenario s =
+      scenario::load_scenario(example("llama3-405b-54-days.yaml"), {"workload.run.replications=2"});
+  const report::TrainingReport r = report::evaluate_training(s);
+  std::ostringstream trace;
+  report::write_training_trace(trace, r);
+  const std::string text = trace.str();
+  for (const char* name : {"whole run (replication 0)", "\"checkpoint\"", "\"detection\"", "\"restart\"", "\"hbm\""}) {
+    CHECK(text.find(name) != std::string::npos);
+  }
+  // The timeline's slices tile replication 0's run: training and recovery never overlap.
+  const auto& timeline = r.run->replications.front().timeline;
+  std::int64_t busy_until = 0;
+  for (const rel::RunEvent& e : timeline) {
+    if (e.kind == rel::RunEvent::Kind::kTraining || e.kind == rel::RunEvent::Kind::kRestart) {
+      CHECK(e.start_ns >= busy_until);
+      busy_until = e.end_ns;
+    }
+  }
+}
+
+TEST_CASE("the production run: tiers, spares and the checkpoint store's availability in one report") {
+  const scenario::Scenario s =
+      scenario::load_scenario(example("production-2048-nodes-run.yaml"), {"workload.run.replications=4"});
+  const report::TrainingReport r = report::evaluate_training(s);
+  REQUIRE(r.availability.has_value());
+  REQUIRE(r.availability->closed_form == std::nullopt);  // a failover time: simulated only
+  CHECK(r.availability->simulated.mean > 0.999);
+  REQUIRE(r.run_setup.has_value());
+  // A replica-3 volume: clients write at a third of the raw 400 GB/s, shared by 2,048 nodes whose
+  // 2 x 100 Gb/s NICs are far above their share.
+  const double bytes = r.run_setup->checkpoint->bytes;
+  CHECK(r.run_setup->write_s == doctest::Approx(1e-3 + bytes / (400e9 / 3)).epsilon(1e-9));
+  CHECK(r.run->inputs.spares == 32);
+  CHECK(r.run->inputs.checkpoint_interval == 1000);
+}

@@ -105,3 +105,25 @@ TEST_CASE("a tier needs its bandwidths, and redundancy only where it is kept") {
                  workload);
   CHECK(e.key_path() == "storage.s3.erasure");
 }
+
+TEST_CASE("a service's availability section") {
+  const Scenario s = load_text(run_scenario(
+      "",
+      "availability: {replicas: 3, needed: 2, mtbf: 2000h, repair: 8h, depends_on: {nfs: {mtbf: 8760h, repair: "
+      "4h}}}\n"));
+  REQUIRE(s.availability.has_value());
+  CHECK(s.availability->needed == 2);
+  REQUIRE(s.availability->depends_on.size() == 1);
+  CHECK(s.availability->depends_on[0].name == "nfs");
+}
+
+TEST_CASE("bad availability sections get located errors") {
+  ScenarioError e = load_error(run_scenario("", "availability: {replicas: 2, needed: 3, mtbf: 1h, repair: 1h}\n"));
+  CHECK(e.key_path() == "availability.needed");
+  e = load_error(run_scenario("", "availability: {replicas: 2, mtbf: 1h}\n"));
+  CHECK(e.key_path() == "availability.repair");
+  e = load_error(run_scenario("", "availability: {mtbf: 1h, repair: 1h, depends_on: {nfs: {mtbf: 1h}}}\n"));
+  CHECK(e.key_path() == "availability.depends_on.nfs.repair");
+  e = load_error(run_scenario("", "expect: {availability: \">= 99.95%\"}\n"));
+  CHECK(e.key_path() == "expect.availability");
+}
