@@ -18,6 +18,9 @@ namespace fathom::rel {
 namespace {
 
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+// Replication 0's timeline keeps at most this many events: a run of centuries checkpointed every
+// few minutes would otherwise hold hundreds of millions. The rest is simulated, not drawn.
+constexpr std::size_t kMaxTimelineEvents = 1'000'000;
 
 // a + b, held at kNever rather than overflowing.
 std::int64_t plus(std::int64_t a, std::int64_t b) {
@@ -105,16 +108,17 @@ class Replicator {
 
  private:
   void record(RunEvent::Kind kind, std::int64_t start, std::int64_t end, Component c = Component::kGpu) {
-    if (record_) out_.timeline.push_back({kind, start, end, c});
+    if (record_ && out_.timeline.size() < kMaxTimelineEvents) out_.timeline.push_back({kind, start, end, c});
   }
 
   // A training segment from a checkpoint, with the checkpoint blocks inside it.
   void record_training(std::int64_t from, std::int64_t to) {
-    if (!record_ || to <= from) return;
+    if (!record_ || to <= from || out_.timeline.size() >= kMaxTimelineEvents) return;
     record(RunEvent::Kind::kTraining, from, to);
     if (in_.checkpoint_interval <= 0 || block_ <= 0) return;
     const std::int64_t steps_part = in_.checkpoint_interval * in_.step_ns;
-    for (std::int64_t cycle = from; plus(cycle, steps_part) < to; cycle = plus(cycle, period_)) {
+    for (std::int64_t cycle = from; plus(cycle, steps_part) < to && out_.timeline.size() < kMaxTimelineEvents;
+         cycle = plus(cycle, period_)) {
       record(RunEvent::Kind::kCheckpoint, cycle + steps_part, std::min(to, plus(cycle, period_)));
     }
   }

@@ -199,3 +199,17 @@ TEST_CASE("replications do not depend on the thread count") {
     CHECK(rep.steps_kept == 200'000);
   }
 }
+
+TEST_CASE("replication 0's timeline is kept only when asked for, and capped at a million events") {
+  RunInputs in = one_class(0, 0);
+  in.steps = 3'000'000;
+  in.checkpoint_interval = 1;
+  in.checkpoint_block_ns = 1;
+  CHECK(simulate_replication(in, 0).timeline.empty());
+  in.timeline = true;
+  const Replication r = simulate_replication(in, 0);
+  CHECK(r.timeline.size() == 1'000'000);  // one training segment, then checkpoint blocks up to the cap
+  CHECK(r.finished);
+  CHECK(r.time.wall_ns == 3'000'000 * kSecond + 2'999'999);
+  CHECK(simulate_replication(in, 1).timeline.empty());  // replication 0's only
+}
