@@ -13,6 +13,7 @@
 #include "models/reliability/availability.hpp"
 #include "models/reliability/failure_spec.hpp"
 #include "models/storage/storage_tier.hpp"
+#include "models/workloads/training/data_loading.hpp"
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "models/workloads/training/training_parameters.hpp"
@@ -122,6 +123,11 @@ std::string parameter_tables_markdown() {
         "A storage tier, under a name of your choice ([run.md](run.md)); `read_bandwidth` and `write_bandwidth`\n"
         "are required.",
         storage::tier_parameters());
+  table(md, "`workload.data`",
+        "What each training step reads ([run.md](run.md#data-loading-modelsworkloadstrainingdata_loadinghpp)):\n"
+        "beside these, `tier` (required) names the storage tier read from and `cache` a `local_nvme` tier\n"
+        "that caches what was read; one of `bytes_per_sample` and `bytes_per_token` is required.",
+        train::data_parameters());
   table(md, "`failures`",
         "What the cluster does about failures in a whole run ([run.md](run.md)); `failures: none` turns them off,\n"
         "and `components` (next table) overrides the default table's classes.",

@@ -53,6 +53,12 @@ const std::vector<params::Parameter<ReportSpec>>& report_parameters() {
       {"availability", Quantity::kFraction, FATHOM_PARAMETER_MEMBER(ReportSpec, availability),
        "a service's (`availability:`) share of time up at least this; `expect: availability` replaces it",
        "the deployment guides' go-live criterion: 99.95% availability"},
+      {"storage_iops", Quantity::kNumber, FATHOM_PARAMETER_MEMBER(ReportSpec, storage_iops),
+       "the data tier's (`workload.data`) IOPS for the job at least this; `expect: storage_iops` replaces it",
+       "the deployment guides' go-live criterion: storage IOPS of at least 500K"},
+      {"data_load_per_sample", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(ReportSpec, data_load_per_sample_s),
+       "a cold read's time per sample at a loading node at most this; `expect: data_load_per_sample` replaces it",
+       "the deployment guides' go-live criterion: data loading under 1 ms per sample from cold start"},
   };
   return declared;
 }

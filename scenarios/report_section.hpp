@@ -26,6 +26,8 @@ struct ReportSpec {
   double recovery_time_s = 300;           // p99 recovery from a failure at most this (a whole run)
   double effective_training_time = 0.90;  // share of a whole run's wall time on kept steps
   double availability = 0.9995;           // a service's share of time up
+  double storage_iops = 500e3;            // the data tier's IOPS for the job
+  double data_load_per_sample_s = 1e-3;   // a cold read's time per sample
   Location where;                         // of `report:`, or the file's start without one
 };
 

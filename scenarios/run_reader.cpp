@@ -1,5 +1,7 @@
 #include "scenarios/run_reader.hpp"
 
+#include <utility>
+
 #include "scenarios/declared_reader.hpp"
 
 namespace fathom::scenario {
@@ -10,10 +12,32 @@ std::vector<storage::TierSpec> read_storage_section(MapReader& section, const No
     MapReader m = section.child(name);
     storage::TierSpec t;
     t.name = name;
+    const bool from_servers = m.has("servers");
     for (auto key : {"read_bandwidth", "write_bandwidth"}) {
-      if (!m.has(key)) m.fail(key, "the tier's " + std::string(key) + " (such as 20GB/s)");
+      if (!from_servers && !m.has(key))
+        m.fail(key, "the tier's " + std::string(key) + " (such as 20GB/s), or servers:");
+      if (from_servers && m.has(key)) {
+        m.fail(key, "either the servers' figures or the tier's aggregate, not both",
+               "with servers: the bandwidths are derived from the drives and the network (docs/run.md)");
+      }
+    }
+    if (from_servers) {
+      for (auto key : {"drives", "drive_read", "drive_write", "network"}) {
+        if (!m.has(key)) m.fail(key, "a tier built from servers needs its " + std::string(key));
+      }
     }
     read_declared(m, storage::tier_parameters(), t, note);
+    if (from_servers) {
+      if (t.per_node()) m.fail("servers", "a shared tier (parallel_fs or object_store) to build from servers");
+      if (t.servers < 1) m.fail("servers", "at least one server");
+      for (auto [key, value] : {std::pair{"drives", static_cast<double>(t.drives_per_server)},
+                                {"drive_read", t.drive_read_bytes_per_s},
+                                {"drive_write", t.drive_write_bytes_per_s},
+                                {"network", t.network_bytes_per_s}}) {
+        if (!(value > 0)) m.fail(key, "a positive figure");
+      }
+      storage::derive_from_servers(t);
+    }
     if (t.data_shards == 0 && t.parity_shards > 0) {
       m.fail("erasure", "data shards beside the parity ones (erasure: {data: 12, parity: 4})");
     }
@@ -71,6 +95,32 @@ rel::RunSpec read_run_section(MapReader& section, const Note& note) {
   return r;
 }
 
+namespace {
+
+// `key`'s value, which must name one of `tiers` (of `kind`, when given).
+const storage::TierSpec& tier_named(MapReader& section, std::string_view key,
+                                    const std::vector<storage::TierSpec>& tiers, const std::string& what,
+                                    const storage::TierKind* kind = nullptr) {
+  const ValueReader value = section.value(key, what);
+  const std::string name = value.as<std::string>("a storage tier's name");
+  std::vector<std::string_view> names;
+  for (const auto& t : tiers) {
+    if (kind == nullptr || t.kind == *kind) names.push_back(t.name);
+  }
+  if (names.empty()) {
+    value.fail(
+        kind ? "a " + std::string(storage::tier_kind_name(*kind)) + " tier under storage:" : "a tier under storage:",
+        "add a storage: section with the tier (docs/run.md)");
+  }
+  value.one_of(names);
+  for (const auto& t : tiers) {
+    if (t.name == name) return t;
+  }
+  value.fail("a tier under storage:");
+}
+
+}  // namespace
+
 train::CheckpointSpec read_checkpoint_section(MapReader& section, const std::vector<storage::TierSpec>& tiers,
                                               const Note& note) {
   train::CheckpointSpec c;
@@ -84,16 +134,31 @@ train::CheckpointSpec read_checkpoint_section(MapReader& section, const std::vec
       c.interval = v->positive_int();
     }
   }
-  const ValueReader tier = section.value("tier", "the storage tier written to (a name under storage:)");
-  c.tier = tier.as<std::string>("a storage tier's name");
-  std::vector<std::string_view> names;
-  for (const auto& t : tiers) names.push_back(t.name);
-  if (names.empty()) tier.fail("a tier under storage:", "add a storage: section with the tier (docs/run.md)");
-  tier.one_of(names);
+  c.tier = tier_named(section, "tier", tiers, "the storage tier written to (a name under storage:)").name;
   c.async = section.one_of("mode", {"sync", "async"}, "sync") == "async";
   c.sharded = section.one_of("layout", {"sharded", "gathered"}, "sharded") == "sharded";
   section.finish();
   return c;
+}
+
+train::DataSpec read_data_section(MapReader& section, const std::vector<storage::TierSpec>& tiers, const Note& note) {
+  train::DataSpec d;
+  for (auto key : {"tier", "cache"}) {
+    if (auto v = section.find(key)) note(*v);
+  }
+  d.tier =
+      tier_named(section, "tier", tiers, "the storage tier the samples are read from (a name under storage:)").name;
+  if (section.has("cache")) {
+    const storage::TierKind local = storage::TierKind::kLocalNvme;
+    d.cache = tier_named(section, "cache", tiers, "a local_nvme tier caching what was read", &local).name;
+  }
+  read_declared(section, train::data_parameters(), d, note);
+  if ((d.bytes_per_sample > 0) == (d.bytes_per_token > 0)) {
+    section.fail(d.bytes_per_sample > 0 ? "bytes_per_token" : "bytes_per_sample",
+                 "a sample's size: bytes_per_sample (such as 110KB) or bytes_per_token (such as 2), one of them");
+  }
+  section.finish();
+  return d;
 }
 
 rel::ServiceSpec read_availability_section(MapReader& section, const Note& note) {

@@ -1,6 +1,7 @@
 // The keys of a whole run (docs/run.md): `storage:` (the tiers), `failures:` (what fails and
 // how the cluster recovers), under a training workload `run:` (how long, how many
-// replications) and `checkpoint:` (how often, where, how), and `availability:` (a service).
+// replications), `checkpoint:` (how often, where, how) and `data:` (what each step reads), and
+// `availability:` (a service).
 #pragma once
 
 #include <functional>
@@ -11,6 +12,7 @@
 #include "models/reliability/run_setup.hpp"
 #include "models/storage/storage_tier.hpp"
 #include "models/workloads/training/checkpoint.hpp"
+#include "models/workloads/training/data_loading.hpp"
 #include "scenarios/yaml_reader.hpp"
 
 namespace fathom::scenario {
@@ -26,6 +28,9 @@ rel::RunSpec read_run_section(MapReader& section, const Note& note);
 // `workload.checkpoint`; its `tier` must name one of `tiers`.
 train::CheckpointSpec read_checkpoint_section(MapReader& section, const std::vector<storage::TierSpec>& tiers,
                                               const Note& note);
+// `workload.data`: the tier the samples are read from (one of `tiers`), an optional local_nvme
+// cache tier, and the samples' size.
+train::DataSpec read_data_section(MapReader& section, const std::vector<storage::TierSpec>& tiers, const Note& note);
 
 // `availability:` a service's replicas, repairs, failover and dependencies.
 rel::ServiceSpec read_availability_section(MapReader& section, const Note& note);

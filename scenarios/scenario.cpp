@@ -546,7 +546,7 @@ void read_expect(Scenario& s, MapReader e) {
     std::string rest = text.substr(i + x.op.size());
     while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
     try {
-      if (key == "step_time" || key == "time_to_train" || key == "recovery_time") {
+      if (key == "step_time" || key == "time_to_train" || key == "recovery_time" || key == "data_load_per_sample") {
         x.value = parse_duration(rest).to_seconds();
       } else if (key == "capex" || key == "tco" || key == "run_cost") {
         x.value = parse_usd(rest);
@@ -554,8 +554,13 @@ void read_expect(Scenario& s, MapReader e) {
         x.value = parse_watts(rest);
       } else if (key == "peak_memory_per_rank") {
         x.value = static_cast<double>(parse_bytes(rest));
+      } else if (key == "storage_iops") {  // "500K", "1.2M"
+        const char suffix = rest.empty() ? ' ' : rest.back();
+        const double scale = suffix == 'K' ? 1e3 : suffix == 'M' ? 1e6 : 1;
+        x.value = scale * parse_number(scale > 1 ? rest.substr(0, rest.size() - 1) : rest, Sign::kNonNegative);
       } else {
-        const bool percent = (key == "mfu" || key == "effective_training_time") && !rest.empty() && rest.back() == '%';
+        const bool percent = (key == "mfu" || key == "effective_training_time" || key == "availability") &&
+                             !rest.empty() && rest.back() == '%';
         x.value = parse_number(percent ? rest.substr(0, rest.size() - 1) : rest, Sign::kNonNegative);
         if (percent) x.value /= 100;
       }
@@ -617,6 +622,11 @@ void read_workload(Scenario& s, MapReader w) {
       MapReader c = w.child("checkpoint");
       note(s, c);
       s.checkpoint = read_checkpoint_section(c, s.storage, noted);
+    }
+    if (w.has("data")) {
+      MapReader d = w.child("data");
+      note(s, d);
+      s.data = read_data_section(d, s.storage, noted);
     }
     w.finish();
     return;
@@ -774,6 +784,10 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
     if ((e.key == "effective_training_time" || e.key == "recovery_time") && !s.run) {
       throw ScenarioError(e.where, "expect." + e.key, "a whole run to measure it on (workload.run)", "no workload.run",
                           "add run: {replications: 100} under workload (docs/run.md)");
+    }
+    if ((e.key == "data_load_per_sample" || e.key == "storage_iops") && !s.data) {
+      throw ScenarioError(e.where, "expect." + e.key, "the step's data loading to measure it on (workload.data)",
+                          "no workload.data", "add data: {tier: <a storage tier>, bytes_per_token: 2} under workload");
     }
     if (e.key == "run_cost" && !(s.training.tokens > 0)) {
       throw ScenarioError(e.where, "expect.run_cost", "a token budget to train for (workload.tokens)",

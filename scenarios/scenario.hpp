@@ -29,6 +29,7 @@
 #include "models/storage/storage_tier.hpp"
 #include "models/workloads/traffic/traffic_pattern.hpp"
 #include "models/workloads/training/checkpoint.hpp"
+#include "models/workloads/training/data_loading.hpp"
 #include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/jobs_workload.hpp"
@@ -84,7 +85,9 @@ inline constexpr std::string_view kExpectKeys[] = {"mfu",
                                                    "facility_power",
                                                    "effective_training_time",
                                                    "recovery_time",
-                                                   "availability"};
+                                                   "availability",
+                                                   "data_load_per_sample",
+                                                   "storage_iops"};
 
 // Whether `key` names a figure of the cost model, which needs a `cost:` section.
 inline bool is_cost_expectation(std::string_view key) {
@@ -113,6 +116,7 @@ struct Scenario {
   std::vector<storage::TierSpec> storage;
   std::optional<rel::RunSpec> run;                  // `workload.run` (training)
   std::optional<train::CheckpointSpec> checkpoint;  // `workload.checkpoint` (training)
+  std::optional<train::DataSpec> data;              // `workload.data` (training): what each step reads
   rel::FailureSpec failures = rel::default_failures();
   std::optional<rel::ServiceSpec> availability;  // `availability:` a service's (training scenarios)
   // The accelerator: `hardware.accelerator`, else the catalog node's (cluster.node).

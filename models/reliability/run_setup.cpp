@@ -27,18 +27,21 @@ double tier_transfer_s(const storage::TierSpec& tier, const topo::NodeSpec& node
   const double drive = write ? tier.client_write_bytes_per_s() : tier.read_bytes_per_s;
   const double nics = node.nics * node.nic_bytes_per_s;
   std::vector<storage::ClientGroup> clients;
-  for (const auto& g : groups) clients.push_back({g.nodes, g.bytes_per_node, tier.per_node() ? drive : nics});
+  // A client writing every copy itself (fanout: client) sends the amplified bytes over its NICs.
+  const double cap = tier.per_node() ? drive : write ? nics / tier.client_write_traffic() : nics;
+  for (const auto& g : groups) clients.push_back({g.nodes, g.bytes_per_node, cap});
   const double shared = tier.per_node() ? std::numeric_limits<double>::infinity() : drive;
   return static_cast<double>(tier.latency_ns) / 1e9 + storage::shared_transfer(clients, shared).seconds;
 }
 
 RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>& checkpoint,
                   const storage::TierSpec* tier, const FailureSpec& failures, const train::TrainingSpec& spec,
-                  const train::TrainingResult& step, const topo::NodeSpec& node, int cluster_nodes,
+                  const train::TrainingResult& step, double data_stall_s, const topo::NodeSpec& node, int cluster_nodes,
                   std::uint64_t seed) {
   RunSetup s;
   RunInputs& in = s.inputs;
-  in.step_ns = ns(step.step_seconds);
+  in.step_ns = ns(step.step_seconds + data_stall_s);
+  in.data_stall_ns = ns(data_stall_s);
   in.tokens_per_step = static_cast<double>(spec.global_batch) * spec.sequence;
   in.gpus = spec.gpus;
   const int nodes = (spec.gpus + node.gpus - 1) / node.gpus;
@@ -79,7 +82,7 @@ RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>
     s.young_s = young_interval_s(s.block_s, mtbf);
     s.daly_s = daly_interval_s(s.block_s, mtbf);
     // Auto: Daly's interval in whole steps; none at all when nothing fails.
-    const double auto_steps = std::round(s.daly_s / step.step_seconds);
+    const double auto_steps = std::round(s.daly_s / (step.step_seconds + data_stall_s));
     s.interval_steps = !checkpoint->auto_interval  ? checkpoint->interval
                        : std::isfinite(auto_steps) ? static_cast<int>(std::clamp(auto_steps, 1.0, 1e9))
                                                    : 0;

@@ -45,12 +45,14 @@ class RunSetupError : public std::invalid_argument {
   std::string key_, found_;
 };
 
-// `step`: the simulated step (it must fit); `tier`: the checkpoint's tier (null without
+// `step`: the simulated step (it must fit); `data_stall_s`: what each step waits for its data
+// beside it (train::DataLoading::stall_s); `tier`: the checkpoint's tier (null without
 // checkpointing); `cluster_nodes`: the cluster's nodes, whose idle ones are the spares by
 // default.
 RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>& checkpoint,
                   const storage::TierSpec* tier, const FailureSpec& failures, const train::TrainingSpec& spec,
-                  const train::TrainingResult& step, const topo::NodeSpec& node, int cluster_nodes, std::uint64_t seed);
+                  const train::TrainingResult& step, double data_stall_s, const topo::NodeSpec& node, int cluster_nodes,
+                  std::uint64_t seed);
 
 // Seconds for `groups` of nodes to write (or read) through `tier`: each node's flow capped by its
 // NICs (a shared tier) or its own drive (local_nvme), the tier's aggregate shared max-min, plus

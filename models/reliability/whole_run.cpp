@@ -103,6 +103,13 @@ class Replicator {
       }
     }
     out_.time.wall_ns = now;
+    if (in_.data_stall_ns > 0) {  // the kept steps' share spent waiting for data, without overflow
+      const std::int64_t whole = out_.time.kept_ns / in_.step_ns, part = out_.time.kept_ns % in_.step_ns;
+      out_.time.data_ns =
+          whole * in_.data_stall_ns + std::llround(static_cast<double>(part) * static_cast<double>(in_.data_stall_ns) /
+                                                   static_cast<double>(in_.step_ns));
+      out_.time.kept_ns -= out_.time.data_ns;
+    }
     return std::move(out_);
   }
 
@@ -267,6 +274,9 @@ void check(const RunInputs& in) {
     throw std::invalid_argument("simulate_run: give either the steps to train or a duration");
   }
   if (in.replications < 1) throw std::invalid_argument("simulate_run: at least one replication");
+  if (in.data_stall_ns < 0 || in.data_stall_ns >= in.step_ns) {
+    throw std::invalid_argument("simulate_run: the data stall is a part of the step");
+  }
   if (in.checkpoint_interval < 0 || in.checkpoint_block_ns < 0 || in.checkpoint_drain_ns < 0 || in.restore_ns < 0) {
     throw std::invalid_argument("simulate_run: negative checkpoint figures");
   }
@@ -327,6 +337,7 @@ RunResult simulate_run(const RunInputs& inputs) {
     RunTime& m = r.mean_time;
     const RunTime& t = rep.time;
     for (auto [sum, part] : {std::pair{&m.kept_ns, t.kept_ns},
+                             {&m.data_ns, t.data_ns},
                              {&m.lost_ns, t.lost_ns},
                              {&m.checkpoint_ns, t.checkpoint_ns},
                              {&m.detection_ns, t.detection_ns},
@@ -338,9 +349,10 @@ RunResult simulate_run(const RunInputs& inputs) {
       *sum += part;
     }
   }
-  for (std::int64_t* part : {&r.mean_time.kept_ns, &r.mean_time.lost_ns, &r.mean_time.checkpoint_ns,
-                             &r.mean_time.detection_ns, &r.mean_time.waiting_ns, &r.mean_time.restart_ns,
-                             &r.mean_time.restore_ns, &r.mean_time.resubmit_ns, &r.mean_time.wall_ns}) {
+  for (std::int64_t* part :
+       {&r.mean_time.kept_ns, &r.mean_time.data_ns, &r.mean_time.lost_ns, &r.mean_time.checkpoint_ns,
+        &r.mean_time.detection_ns, &r.mean_time.waiting_ns, &r.mean_time.restart_ns, &r.mean_time.restore_ns,
+        &r.mean_time.resubmit_ns, &r.mean_time.wall_ns}) {
     *part /= inputs.replications;
   }
   r.wall_s = sim::mean_interval(wall);

@@ -30,7 +30,8 @@
 namespace fathom::rel {
 
 struct RunInputs {
-  std::int64_t step_ns = 0;
+  std::int64_t step_ns = 0;              // the data stall included
+  std::int64_t data_stall_ns = 0;        // of step_ns, waiting for the step's samples
   std::int64_t steps = 0;                // to train; 0 with a duration
   std::int64_t duration_ns = 0;          // to simulate; 0 with steps
   int checkpoint_interval = 0;           // steps between checkpoints; 0: none
@@ -51,7 +52,8 @@ struct RunInputs {
 
 // Wall time of one replication by what it was spent on; the parts sum to `wall_ns`.
 struct RunTime {
-  std::int64_t kept_ns = 0;        // steps the run kept
+  std::int64_t kept_ns = 0;        // steps the run kept, their data stall apart
+  std::int64_t data_ns = 0;        // kept steps waiting for their samples
   std::int64_t lost_ns = 0;        // steps redone after an interruption
   std::int64_t checkpoint_ns = 0;  // the step loop blocked by checkpoints
   std::int64_t detection_ns = 0;

@@ -1,10 +1,54 @@
 #include "models/storage/storage_tier.hpp"
 
+#include <algorithm>
+
 namespace fathom::storage {
 
 double TierSpec::write_amplification() const {
   const double erasure = data_shards > 0 ? static_cast<double>(data_shards + parity_shards) / data_shards : 1.0;
   return replicas * erasure;
+}
+
+ServerBounds server_bounds(const TierSpec& t) {
+  ServerBounds b;
+  const double a = t.write_amplification();
+  const double drives_read = t.drives_per_server * t.drive_read_bytes_per_s;
+  const double drives_write = t.drives_per_server * t.drive_write_bytes_per_s / a;
+  const auto bound = [](double& rate, const char*& limit, double candidate, const char* why) {
+    if (candidate < rate) {
+      rate = candidate;
+      limit = why;
+    }
+  };
+  b.read_bytes_per_s = drives_read;
+  b.write_bytes_per_s = drives_write;
+  if (t.fanout == Fanout::kClient) {
+    bound(b.read_bytes_per_s, b.read_limit, t.network_bytes_per_s, "network");
+    bound(b.write_bytes_per_s, b.write_limit, t.network_bytes_per_s / a, "network");
+    return b;
+  }
+  const double remote = t.servers > 1 ? 1.0 - 1.0 / t.servers : 0.0;  // shards on other servers
+  if (t.backend_network_bytes_per_s > 0) {
+    bound(b.read_bytes_per_s, b.read_limit, t.network_bytes_per_s, "network");
+    bound(b.write_bytes_per_s, b.write_limit, t.network_bytes_per_s, "network");
+    if (remote > 0) {
+      bound(b.read_bytes_per_s, b.read_limit, t.backend_network_bytes_per_s / remote, "backend network");
+      bound(b.write_bytes_per_s, b.write_limit, t.backend_network_bytes_per_s / (a * remote), "backend network");
+    }
+  } else {
+    bound(b.read_bytes_per_s, b.read_limit, t.network_bytes_per_s / (1 + remote), "network");
+    bound(b.write_bytes_per_s, b.write_limit, t.network_bytes_per_s / (1 + a * remote), "network");
+  }
+  return b;
+}
+
+void derive_from_servers(TierSpec& t) {
+  const ServerBounds b = server_bounds(t);
+  t.read_bytes_per_s = t.servers * b.read_bytes_per_s;
+  t.write_bytes_per_s = t.servers * b.write_bytes_per_s * t.write_amplification();
+  if (t.iops == 0 && t.drive_iops > 0) {
+    t.iops = t.servers * t.drives_per_server * t.drive_iops / std::max(1, t.data_shards);
+  }
 }
 
 std::string_view tier_kind_name(TierKind kind) {
@@ -63,6 +107,31 @@ const std::vector<params::Parameter<TierSpec>>& tier_parameters() {
        "erasure coding: parity shards per stripe", "0: none"},
       {"price", Quantity::kUsd, FATHOM_PARAMETER_MEMBER(TierSpec, usd_per_tb_month), "per usable terabyte and month",
        "0: not priced"},
+      {"servers", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(TierSpec, servers),
+       "build a shared tier from its servers (then drives, drive_read, drive_write and network are required, and "
+       "read_bandwidth and write_bandwidth are derived)",
+       "0: the aggregate figures are given"},
+      {"drives", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(TierSpec, drives_per_server), "drives per server",
+       kSystem},
+      {"drive_read", Quantity::kBandwidth, FATHOM_PARAMETER_MEMBER(TierSpec, drive_read_bytes_per_s),
+       "one drive's sequential read rate", kSystem},
+      {"drive_write", Quantity::kBandwidth, FATHOM_PARAMETER_MEMBER(TierSpec, drive_write_bytes_per_s),
+       "one drive's sequential write rate", kSystem},
+      {"drive_iops", Quantity::kNumber, FATHOM_PARAMETER_MEMBER(TierSpec, drive_iops),
+       "one drive's random reads per second; the tier's iops is servers x drives x this / erasure.data", kSystem},
+      {"network", Quantity::kBandwidth, FATHOM_PARAMETER_MEMBER(TierSpec, network_bytes_per_s),
+       "each server's NICs, per direction", kSystem},
+      {"backend_network", Quantity::kBandwidth, FATHOM_PARAMETER_MEMBER(TierSpec, backend_network_bytes_per_s),
+       "each server's NICs on a separate server-to-server network, per direction",
+       "0: servers talk to each other over `network`"},
+      {"fanout",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_MEMBER(TierSpec, fanout),
+       "who writes the redundant copies: server (MinIO: the receiving server sends the shards) or client "
+       "(GlusterFS's replicate and disperse translators, Lustre)",
+       "server",
+       {},
+       "server client"},
   };
   return declared;
 }

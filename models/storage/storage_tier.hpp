@@ -8,6 +8,13 @@
 // an erasure-coded one (GlusterFS dispersed, MinIO's EC:N) writes (data + parity) / data bytes
 // per byte. `write_bandwidth` is what the drives and servers absorb in raw bytes, so a client
 // sees write_bandwidth / write_amplification().
+//
+// A shared tier may instead be built from its servers (servers > 0; server_bounds()): each
+// server's drives and network, and who writes the redundant copies. With `fanout: server`
+// (MinIO) the server a client reaches encodes the object and sends its shards to the other
+// servers of the erasure set; with `fanout: client` (GlusterFS's replicate and disperse
+// translators, Lustre's striping) the client writes every copy or fragment to its server, so a
+// client's NICs carry the amplified bytes and servers forward nothing.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +26,7 @@
 namespace fathom::storage {
 
 enum class TierKind { kLocalNvme, kParallelFs, kObjectStore };
+enum class Fanout { kServer, kClient };
 
 struct TierSpec {
   std::string name;  // the scenario's key under `storage:`
@@ -32,12 +40,41 @@ struct TierSpec {
   int data_shards = 0;           // erasure coding: data shards per stripe (0: none)
   int parity_shards = 0;         // erasure coding: parity shards per stripe
   double usd_per_tb_month = 0;   // price of a usable terabyte per month
+  // Built from its servers (0: the aggregate figures above are given).
+  int servers = 0;
+  int drives_per_server = 0;
+  double drive_read_bytes_per_s = 0;
+  double drive_write_bytes_per_s = 0;
+  double drive_iops = 0;                   // random reads per drive (0: not given)
+  double network_bytes_per_s = 0;          // each server's NICs, per direction
+  double backend_network_bytes_per_s = 0;  // a separate server-to-server network; 0: they share `network`
+  Fanout fanout = Fanout::kServer;
 
   bool per_node() const { return kind == TierKind::kLocalNvme; }
   // Raw bytes written per byte stored: replicas, times (data + parity) / data with erasure coding.
   double write_amplification() const;
   double client_write_bytes_per_s() const { return write_bytes_per_s / write_amplification(); }
+  // What a client's NICs carry per byte it writes: the amplification when it writes the copies.
+  double client_write_traffic() const { return fanout == Fanout::kClient ? write_amplification() : 1.0; }
 };
+
+// One server's client-facing rates when every server is equally busy, and what bounds each:
+// "drives", "network" or "backend network". With `fanout: server` a byte written crosses the
+// receiving server's network once from the client, then (data + parity) / data times as shards,
+// of which the share f = 1 - 1/servers lands on other servers (placement is symmetric): ingress
+// is D (1 + a f) on a shared network. A read fetches the data shards, f of them from peers:
+// egress is D (1 + f). With `fanout: client` the servers only absorb their own bricks' bytes.
+struct ServerBounds {
+  double read_bytes_per_s = 0;   // client bytes a server delivers
+  double write_bytes_per_s = 0;  // client bytes a server absorbs (before redundancy)
+  const char* read_limit = "drives";
+  const char* write_limit = "drives";
+};
+ServerBounds server_bounds(const TierSpec& tier);
+
+// Fills the aggregate figures of a tier built from its servers: read_bandwidth, the raw
+// write_bandwidth and (from the drives' IOPS, each read touching `data` shards) iops when not given.
+void derive_from_servers(TierSpec& tier);
 
 std::string_view tier_kind_name(TierKind kind);
 

@@ -256,9 +256,18 @@ std::vector<Criterion> cost_and_power(const GoLiveReport& g) {
 
 // Every `expect:` criterion no row above holds the cluster to.
 std::vector<Criterion> other_expectations(const GoLiveReport& g) {
-  static const std::vector<std::string> shown = {
-      "mfu",           "time_to_train",           "capex",       "tco", "run_cost", "it_power", "facility_power",
-      "recovery_time", "effective_training_time", "availability"};
+  static const std::vector<std::string> shown = {"mfu",
+                                                 "time_to_train",
+                                                 "capex",
+                                                 "tco",
+                                                 "run_cost",
+                                                 "it_power",
+                                                 "facility_power",
+                                                 "recovery_time",
+                                                 "effective_training_time",
+                                                 "availability",
+                                                 "storage_iops",
+                                                 "data_load_per_sample"};
   std::vector<Criterion> rows;
   for (const ExpectationOutcome& e : g.cluster.training.expectations) {
     if (std::find(shown.begin(), shown.end(), e.expectation.key) != shown.end()) continue;
@@ -384,6 +393,56 @@ std::vector<Criterion> availability(const GoLiveReport& g) {
   return {c};
 }
 
+// "500K", "1.2M", "950".
+std::string count_text(double n) {
+  if (n >= 1e6) return number("%.3gM", n / 1e6);
+  if (n >= 1e3) return number("%.3gK", n / 1e3);
+  return number("%.3g", n);
+}
+
+std::vector<Criterion> storage_and_data(const GoLiveReport& g) {
+  const TrainingReport& t = g.cluster.training;
+  const scenario::ReportSpec& spec = g.scenario().report;
+  const std::string iops_name = "Storage IOPS", load_name = "Data loading per sample (cold start)";
+  const std::string iops_target = ">= " + count_text(spec.storage_iops);
+  const std::string load_target = "<= " + duration_text(spec.data_load_per_sample_s);
+  if (!t.data) {
+    std::vector<Criterion> rows;
+    for (const auto& [name, target] : {std::pair{iops_name, iops_target}, {load_name, load_target}}) {
+      Criterion c;
+      c.name = name;
+      c.target = target;
+      c.verdict = Verdict::kNotEvaluated;
+      c.remedy = "describe what each step reads under workload.data (tier, bytes_per_sample; docs/run.md)";
+      rows.push_back(std::move(c));
+    }
+    return rows;
+  }
+  const train::DataLoading& d = *t.data;
+  Criterion iops =
+      run_criterion(g, iops_name, "storage_iops", d.tier_iops, ">=", spec.storage_iops, count_text(spec.storage_iops),
+                    count_text(d.tier_iops) + " (the step needs " + count_text(d.required_iops) + ")");
+  iops.note = "The data tier's random reads per second for the whole job (tier " + t.scenario.data->tier + ").";
+  if (d.tier_iops == 0 && !expectation(t, "storage_iops")) {
+    iops.verdict = Verdict::kNotEvaluated;
+    iops.predicted = "not given (the step needs " + count_text(d.required_iops) + ")";
+    iops.margin = 0;
+    iops.remedy = "give storage." + t.scenario.data->tier + ".iops (its datasheet, or fio through fathom calibrate)";
+  }
+  if (iops.verdict == Verdict::kFail) iops.remedy = "a tier with more drives or servers, or a node-local cache";
+  Criterion load =
+      run_criterion(g, load_name, "data_load_per_sample", d.load_per_sample_s, "<=", spec.data_load_per_sample_s,
+                    duration_text(spec.data_load_per_sample_s), duration_text(d.load_per_sample_s));
+  load.note = "A loading node's step read from the tier with an empty cache (" + d.cold.limit + "-bound) over its " +
+              number("%.4g", d.samples_per_node) + " samples; the step stalls " + duration_text(d.stall_s) +
+              " for data (" + percent(d.stall_fraction) + ").";
+  if (load.verdict == Verdict::kFail) {
+    load.remedy = d.cold.limit == "latency" ? "more loader workers (workload.data.workers)"
+                                            : "a faster tier, larger requests (pattern: sequential) or a cache";
+  }
+  return {iops, load};
+}
+
 // A criterion fathom cannot evaluate yet, and the issue that adds its model.
 CriterionRule not_modelled(std::string_view id, std::string name, std::string target, std::string issue) {
   return {id, [name = std::move(name), target = std::move(target), issue = std::move(issue)](const GoLiveReport&) {
@@ -412,8 +471,7 @@ const std::vector<CriterionRule>& golive_criteria() {
                    "issue 18 adds the inference service model"),
       {"failure_recovery", failure_recovery},
       {"effective_training_time", effective_training},
-      not_modelled("storage", "Storage IOPS and data loading", "the loader keeps the accelerators fed",
-                   "issue 17 adds data loading from the storage tiers"),
+      {"storage", storage_and_data},
       {"availability", availability},
   };
   return rules;

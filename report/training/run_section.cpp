@@ -1,5 +1,5 @@
-// The whole run's part of the training reports: the checkpoint's size and times, then the
-// run's replications summarised (docs/run.md, docs/report.md).
+// The whole run's part of the training reports: the step's data loading, the checkpoint's size
+// and times, then the run's replications summarised (docs/run.md, docs/report.md).
 #include <cstdio>
 
 #include "report/training/training_labels.hpp"
@@ -17,6 +17,7 @@ struct Part {
 };
 constexpr Part kParts[] = {
     {"kept_s", "steps kept", &rel::RunTime::kept_ns},
+    {"data_s", "kept steps waiting for data", &rel::RunTime::data_ns},
     {"lost_s", "steps lost and redone", &rel::RunTime::lost_ns},
     {"checkpoint_s", "checkpoints (blocking)", &rel::RunTime::checkpoint_ns},
     {"detection_s", "detecting failures", &rel::RunTime::detection_ns},
@@ -77,6 +78,51 @@ void write_availability_json(sim::JsonWriter& j, const TrainingReport& report) {
   j.end_object();
 }
 
+void write_data_summary(std::FILE* out, const TrainingReport& report) {
+  if (!report.data || !report.scenario.data) return;
+  const train::DataLoading& d = *report.data;
+  const train::DataSpec& spec = *report.scenario.data;
+  std::fprintf(out, "\ndata loading from tier %s%s: %d nodes read %.4g samples (%s) each per step, %s\n",
+               spec.tier.c_str(), spec.cache.empty() ? "" : (", cached on " + spec.cache).c_str(), d.loading_nodes,
+               d.samples_per_node, size_text(d.bytes_per_node).c_str(),
+               spec.pattern == train::ReadPattern::kShuffle ? "shuffled" : "sequential");
+  std::fprintf(out, "  required %s/s and %.4g IOPS at the step's pace; delivered %s/s cold; tier IOPS %.4g\n",
+               size_text(d.required_bytes_per_s).c_str(), d.required_iops, size_text(d.delivered_bytes_per_s).c_str(),
+               d.tier_iops);
+  std::fprintf(out,
+               "  a step's read: cold %s (%s-bound), warm %s (%s-bound, cache hits %.1f%%, %.1f%% of steps cold)\n",
+               duration_text(d.cold.seconds).c_str(), d.cold.limit.c_str(), duration_text(d.warm.seconds).c_str(),
+               d.warm.limit.c_str(), 100 * d.hit_rate, 100 * d.cold_fraction);
+  std::fprintf(out, "  stall %s per step (%.2f%% of the step with it); load %s per sample cold\n",
+               duration_text(d.stall_s).c_str(), 100 * d.stall_fraction, duration_text(d.load_per_sample_s).c_str());
+}
+
+void write_data_json(sim::JsonWriter& j, const TrainingReport& report) {
+  if (!report.data || !report.scenario.data) return;
+  const train::DataLoading& d = *report.data;
+  j.key("data");
+  j.begin_object();
+  j.member("tier", report.scenario.data->tier);
+  j.member("loading_nodes", d.loading_nodes);
+  j.member("samples_per_node", d.samples_per_node);
+  j.member("bytes_per_node", d.bytes_per_node);
+  j.member("requests_per_node", d.requests_per_node);
+  j.member("required_bytes_per_s", d.required_bytes_per_s);
+  j.member("required_iops", d.required_iops);
+  j.member("delivered_bytes_per_s", d.delivered_bytes_per_s);
+  j.member("tier_iops", d.tier_iops);
+  j.member("cold_read_s", d.cold.seconds);
+  j.member("cold_limit", d.cold.limit);
+  j.member("warm_read_s", d.warm.seconds);
+  j.member("warm_limit", d.warm.limit);
+  j.member("cache_hit_rate", d.hit_rate);
+  j.member("cold_fraction", d.cold_fraction);
+  j.member("stall_s", d.stall_s);
+  j.member("data_stall_fraction", d.stall_fraction);
+  j.member("load_per_sample_s", d.load_per_sample_s);
+  j.end_object();
+}
+
 void write_whole_run_summary(std::FILE* out, const TrainingReport& report) {
   if (!report.run_setup) return;
   const rel::RunSetup& setup = *report.run_setup;
@@ -111,6 +157,7 @@ void write_whole_run_summary(std::FILE* out, const TrainingReport& report) {
   std::fprintf(out, "  %-28s %14s %7s\n", "wall time spent on", "mean", "share");
   for (const Part& p : kParts) {
     const double sec = static_cast<double>(r.mean_time.*p.ns) / 1e9;
+    if (p.ns == &rel::RunTime::data_ns && !report.data) continue;
     std::fprintf(out, "  %-28s %14s %6.2f%%\n", p.label, duration_text(sec).c_str(),
                  100 * sec / (static_cast<double>(r.mean_time.wall_ns) / 1e9));
   }
@@ -189,6 +236,7 @@ void write_whole_run_json(sim::JsonWriter& j, const TrainingReport& report) {
   j.key("p99");
   j.value(r.recovery_p99_s);
   j.end_object();
+  j.member("data_stall_fraction", report.data ? report.data->stall_fraction : 0.0);
   j.key("checkpoint_write_s");
   j.value(setup.write_s);
   j.key("restore_s");
@@ -208,11 +256,13 @@ void write_whole_run_json(sim::JsonWriter& j, const TrainingReport& report) {
 }  // namespace
 
 void write_run_summary(std::FILE* out, const TrainingReport& report) {
+  write_data_summary(out, report);
   write_whole_run_summary(out, report);
   write_availability_summary(out, report);
 }
 
 void write_run_json(sim::JsonWriter& j, const TrainingReport& report) {
+  write_data_json(j, report);
   write_whole_run_json(j, report);
   write_availability_json(j, report);
 }

@@ -1,6 +1,7 @@
 #include "report/training/training_labels.hpp"
 
 #include <cstdio>
+#include <utility>
 
 namespace fathom::report {
 
@@ -19,6 +20,19 @@ const char* precision_name(hw::Precision p) { return p == hw::Precision::kFp8 ? 
 
 const char* recompute_name(train::Recompute r) {
   return r == train::Recompute::kFull ? "full" : r == train::Recompute::kSelective ? "selective" : "none";
+}
+
+std::string size_text(double bytes) {
+  static constexpr std::pair<double, const char*> kUnits[] = {{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"},
+                                                              {1e6, "MB"},  {1e3, "KB"},  {1, "B"}};
+  for (const auto& [size, unit] : kUnits) {
+    if (bytes >= size || size == 1) {
+      char text[48];
+      std::snprintf(text, sizeof text, "%.3g %s", bytes / size, unit);
+      return text;
+    }
+  }
+  return "0 B";
 }
 
 std::string gib(double bytes) {

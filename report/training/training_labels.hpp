@@ -23,6 +23,9 @@ const char* recompute_name(train::Recompute r);
 // "12.34 GiB"
 std::string gib(double bytes);
 
+// "1.2 TB", "34.5 MB", "512 B": decimal units, 3 significant digits.
+std::string size_text(double bytes);
+
 // "11.318 s", "9.47 days": ms below a second, s, h, days from a day up.
 std::string duration_text(double seconds);
 

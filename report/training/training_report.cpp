@@ -26,6 +26,10 @@ double training_figure(const std::string& key, const TrainingReport& report) {
     if (!report.availability) throw std::logic_error("training_figure: availability without a service");
     return report.availability->simulated.mean;
   }
+  if (key == "data_load_per_sample" || key == "storage_iops") {
+    if (!report.data) throw std::logic_error("training_figure: " + key + " without data loading");
+    return key == "storage_iops" ? report.data->tier_iops : report.data->load_per_sample_s;
+  }
   if (key == "effective_training_time" || key == "recovery_time" ||
       (key == "time_to_train" && run && run->inputs.steps > 0)) {
     if (!run) throw std::logic_error("training_figure: " + key + " without a whole run");
@@ -69,14 +73,30 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
     report.cost =
         cache ? price_cluster(s, usage, cache->topology(s.cluster, s.collectives, s.seed)) : price_cluster(s, usage);
   }
-  if (s.run || s.checkpoint) {
-    const storage::TierSpec* tier = nullptr;
+  const auto tier_named = [&](const std::string& name) -> const storage::TierSpec* {
     for (const auto& t : s.storage) {
-      if (s.checkpoint && t.name == s.checkpoint->tier) tier = &t;
+      if (t.name == name) return &t;
     }
+    return nullptr;
+  };
+  double stall_s = 0;
+  if (s.data) {
+    const double tokens = s.run && s.run->tokens > 0 ? s.run->tokens : s.training.tokens;
+    const double steps = std::ceil(tokens / (static_cast<double>(s.training.global_batch) * s.training.sequence));
+    report.data = train::plan_data_loading(*s.data, *tier_named(s.data->tier),
+                                           s.data->cache.empty() ? nullptr : tier_named(s.data->cache), s.training,
+                                           s.cluster.node, report.result.step_seconds, steps);
+    // The step's figures stay the accelerators' and the fabric's; the time to train waits for the data too.
+    stall_s = report.data->stall_s;
+    const double slower = (report.result.step_seconds + stall_s) / report.result.step_seconds;
+    report.result.time_to_train_s *= slower;
+    report.result.gpu_hours *= slower;
+  }
+  if (s.run || s.checkpoint) {
     try {
-      report.run_setup = rel::plan_run(s.run.value_or(rel::RunSpec{}), s.checkpoint, tier, s.failures, s.training,
-                                       report.result, s.cluster.node, s.cluster.nodes, s.seed);
+      report.run_setup = rel::plan_run(s.run.value_or(rel::RunSpec{}), s.checkpoint,
+                                       s.checkpoint ? tier_named(s.checkpoint->tier) : nullptr, s.failures, s.training,
+                                       report.result, stall_s, s.cluster.node, s.cluster.nodes, s.seed);
     } catch (const rel::RunSetupError& e) {
       const auto it = s.locations.find(e.key());
       const auto at = it != s.locations.end() ? it->second : s.locations.at("workload");

@@ -13,6 +13,7 @@
 #include "models/reliability/availability.hpp"
 #include "models/reliability/run_setup.hpp"
 #include "models/reliability/whole_run.hpp"
+#include "models/workloads/training/data_loading.hpp"
 #include "models/workloads/training/step_model.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -34,6 +35,7 @@ struct TrainingReport {
   train::TrainingResult result;
   std::vector<ExpectationOutcome> expectations;         // empty when the strategy does not fit
   std::optional<cost::CostResult> cost;                 // with a `cost:` section, when the strategy fits
+  std::optional<train::DataLoading> data;               // with `workload.data`, when it fits
   std::optional<rel::RunSetup> run_setup;               // with `workload.run` or `checkpoint`, when it fits
   std::optional<rel::RunResult> run;                    // with `workload.run`, when it fits
   std::optional<rel::AvailabilityResult> availability;  // with `availability:`
@@ -64,10 +66,12 @@ void write_training_trace(std::ostream& out, const TrainingReport& report);
 // One of the figures an expectation can name (scenario::Expectation::key), in SI units, from a
 // report whose step (and cost, run and availability, as the key needs) is filled in. With a
 // whole run, time_to_train is its mean, effective_training_time its mean and recovery_time its
-// p99 recovery; availability is the service's simulated mean.
+// p99 recovery; availability is the service's simulated mean; data_load_per_sample is the cold
+// read's time per sample and storage_iops the data tier's IOPS for the job.
 double training_figure(const std::string& key, const TrainingReport& report);
 
-// The whole run's part of the terminal report and of the JSON report (`checkpoint` and `run`).
+// The whole run's part of the terminal report and of the JSON report (`data`, `checkpoint` and
+// `run`).
 void write_run_summary(std::FILE* out, const TrainingReport& report);
 void write_run_json(sim::JsonWriter& j, const TrainingReport& report);
 // Whether `actual` meets a criterion `op wanted` (op: ">=", "<=", ">", "<", "==").

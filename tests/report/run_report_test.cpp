@@ -97,3 +97,30 @@ TEST_CASE("the production run: tiers, spares and the checkpoint store's availabi
   CHECK(r.run->inputs.spares == 32);
   CHECK(r.run->inputs.checkpoint_interval == 1000);
 }
+
+TEST_CASE("a data stall lengthens the time to train and the run's steps, outside the effective training time") {
+  // The production run with its samples 10 MB each from the GlusterFS tier: 16 samples a loading
+  // node, 160 MB at the 512 loading nodes' share of 400 GB/s (781 MB/s): 0.2 s, well under the
+  // step, so no stall; then with the tier at 4 GB/s, 20.5 s a read: the step waits the difference.
+  const std::vector<std::string> sets = {"workload.run.replications=2", "workload.data.bytes_per_token=0",
+                                         "workload.data.bytes_per_sample=10MB"};
+  const report::TrainingReport fast =
+      report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), sets));
+  REQUIRE(fast.data.has_value());
+  CHECK(fast.data->cold.seconds == doctest::Approx(160e6 / (400e9 / 512)));
+  CHECK(fast.data->stall_s == 0);
+  std::vector<std::string> slow_sets = sets;
+  slow_sets.push_back("storage.gluster.read_bandwidth=4GB/s");
+  const report::TrainingReport slow =
+      report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), slow_sets));
+  const double read = 160e6 / (4e9 / 512);
+  const double step = slow.result.step_seconds;
+  CHECK(slow.data->stall_s == doctest::Approx(read - step));
+  CHECK(slow.result.time_to_train_s == doctest::Approx(fast.result.time_to_train_s * read / step));
+  REQUIRE(slow.run.has_value());
+  CHECK(slow.run->inputs.step_ns == sim::SimTime::from_seconds(read).ns());
+  CHECK(slow.run->mean_time.data_ns > 0);
+  std::ostringstream json;
+  report::write_training_json(json, slow);
+  CHECK(json.str().find("\"data_stall_fraction\"") != std::string::npos);
+}

@@ -127,3 +127,61 @@ TEST_CASE("bad availability sections get located errors") {
   e = load_error(run_scenario("", "expect: {availability: \">= 99.95%\"}\n"));
   CHECK(e.key_path() == "expect.availability");
 }
+
+TEST_CASE("workload.data loads, with its cache, and bad data keys get located errors") {
+  const Scenario s = load_text(run_scenario(
+      "  data: {tier: gluster, cache: nvme, bytes_per_token: 4, pattern: sequential, dataset: 4TB, workers: 8}\n",
+      "expect:\n  storage_iops: \">= 500K\"\n  data_load_per_sample: \"< 1ms\"\n"));
+  REQUIRE(s.data.has_value());
+  CHECK(s.data->tier == "gluster");
+  CHECK(s.data->cache == "nvme");
+  CHECK(s.data->sample_bytes(4096) == 4 * 4096);
+  CHECK(s.data->pattern == fathom::train::ReadPattern::kSequential);
+  CHECK(s.data->dataset_bytes == 4e12);
+  CHECK(s.data->workers == 8);
+  REQUIRE(s.expectations.size() == 2);
+  for (const auto& x : s.expectations) {
+    CHECK(x.value == doctest::Approx(x.key == "storage_iops" ? 500e3 : 1e-3));
+  }
+
+  ScenarioError e = load_error(run_scenario("  data: {tier: lustre, bytes_per_token: 2}\n", ""));
+  CHECK(e.key_path() == "workload.data.tier");
+  e = load_error(run_scenario("  data: {tier: gluster, cache: gluster, bytes_per_token: 2}\n", ""));
+  CHECK(e.key_path() == "workload.data.cache");
+  CHECK(std::string(e.what()).find("nvme") != std::string::npos);
+  INFO(e.what());
+  e = load_error(run_scenario("  data: {tier: gluster}\n", ""));
+  CHECK(e.key_path() == "workload.data.bytes_per_sample");
+  e = load_error(run_scenario("  data: {tier: gluster, bytes_per_sample: 1MB, bytes_per_token: 2}\n", ""));
+  CHECK(e.key_path() == "workload.data.bytes_per_token");
+  e = load_error(run_scenario("  data: {tier: gluster, bytes_per_token: 2, workers: 0}\n", ""));
+  CHECK(e.key_path() == "workload.data.workers");
+  e = load_error(run_scenario("", "expect:\n  storage_iops: \">= 500K\"\n"));
+  CHECK(e.key_path() == "expect.storage_iops");
+}
+
+TEST_CASE("a tier built from its servers derives its aggregate; mixing both forms is an error") {
+  const std::string minio =
+      "  minio: {kind: object_store, servers: 32, drives: 8, drive_read: 2.9975GB/s, drive_write: 1.617375GB/s, "
+      "network: 100Gbps, erasure: {data: 12, parity: 4}}\n";
+  std::string text = run_scenario("", "");
+  text.replace(text.find("workload:"), 0, minio);
+  const Scenario built = load_text(text);
+  REQUIRE(built.storage.size() == 3);
+  CHECK(built.storage[2].client_write_bytes_per_s() == doctest::Approx(32 * 12.5e9 / (1 + 4.0 / 3 * 31 / 32)));
+  CHECK(built.storage[2].read_bytes_per_s == doctest::Approx(32 * 12.5e9 / (1 + 31.0 / 32)));
+  std::string both = run_scenario("", "");
+  both.replace(both.find("workload:"), 0,
+               "  s3: {kind: object_store, servers: 4, drives: 2, drive_read: 1GB/s, drive_write: 1GB/s, network: "
+               "10GB/s, read_bandwidth: 5GB/s}\n");
+  CHECK(load_error(both).key_path() == "storage.s3.read_bandwidth");
+  std::string missing = run_scenario("", "");
+  missing.replace(missing.find("workload:"), 0,
+                  "  s3: {kind: object_store, servers: 4, drives: 2, drive_read: 1GB/s}\n");
+  CHECK(load_error(missing).key_path() == "storage.s3.drive_write");
+  std::string local = run_scenario("", "");
+  local.replace(local.find("workload:"), 0,
+                "  s3: {kind: local_nvme, servers: 4, drives: 2, drive_read: 1GB/s, drive_write: 1GB/s, network: "
+                "10GB/s}\n");
+  CHECK(load_error(local).key_path() == "storage.s3.servers");
+}

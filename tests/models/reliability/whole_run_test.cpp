@@ -192,8 +192,8 @@ TEST_CASE("replications do not depend on the thread count") {
   // And every part of the wall time is accounted for.
   for (const Replication& rep : one.replications) {
     const RunTime& t = rep.time;
-    CHECK(t.kept_ns + t.lost_ns + t.checkpoint_ns + t.detection_ns + t.waiting_ns + t.restart_ns + t.restore_ns +
-              t.resubmit_ns ==
+    CHECK(t.kept_ns + t.data_ns + t.lost_ns + t.checkpoint_ns + t.detection_ns + t.waiting_ns + t.restart_ns +
+              t.restore_ns + t.resubmit_ns ==
           t.wall_ns);
     CHECK(rep.finished);
     CHECK(rep.steps_kept == 200'000);
