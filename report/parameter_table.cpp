@@ -133,7 +133,8 @@ std::string parameter_tables_markdown() {
         "and `components` (next table) overrides the default table's classes.",
         rel::failure_parameters());
   table(md, "`failures.components.<class>`",
-        "One failure class: gpu, hbm, nic, fabric, host, power, software or maintenance ([run.md](run.md)).",
+        "One failure class: gpu, hbm, nic, fabric, host, power, software or maintenance ([run.md](run.md)).\n"
+        "Beside these, `detection` (a duration; default `failures.detection`) is the class's own time to detect.",
         rel::component_parameters(), false);
   table(md, "`availability`",
         "A service's replicas and repairs ([run.md](run.md#availability-of-a-service)); `mtbf` and `repair` are\n"

@@ -4,6 +4,7 @@
 
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/collectives_reader.hpp"
+#include "scenarios/declared_reader.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/hardware_catalog.hpp"
 
@@ -74,6 +75,14 @@ CalibrationProfile load_calibration_profile(const std::string& file) {
     MapReader section = root.child("collectives");
     coll::CollectiveParams p = collective_defaults(accelerator);
     read_collectives_section(section, p);
+  }
+  if (root.has("local_nvme")) {
+    MapReader section = root.child("local_nvme");
+    storage::TierSpec drives;
+    drives.kind = storage::TierKind::kLocalNvme;
+    read_declared(section, storage::tier_parameters(), drives);
+    section.finish();
+    profile.local_nvme = drives;
   }
   root.finish();
   return profile;

@@ -10,18 +10,22 @@
 //   sources: [{file: ..., sha256: ..., kind: nccl-tests, rows: 24, used: fit}]
 //   accelerator: {base: h100-sxm, efficiency: {...}}   # as a scenario's hardware.accelerator
 //   collectives: {alpha: 12345ns, step: 15000ns, efficiency: {nvls: 0.77}}  # as a scenario's
+//   local_nvme: {read_bandwidth: 55.3GB/s, write_bandwidth: 33.9GB/s, iops: 1.2e6}  # from fio
 //   fits: {...}                      # fit quality and uncertainties: a report, not read back
 //
 // `accelerator` applies over its `base` (a catalog accelerator); `collectives` over the
-// defaults the accelerator gives. Both are optional: a profile fitted only on GEMMs leaves the
-// collectives alone.
+// defaults the accelerator gives; `local_nvme` is the node's own drives, which a scenario's
+// local_nvme tier without bandwidths takes. All are optional: a profile fitted only on GEMMs
+// leaves the collectives alone.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "models/collectives/collective_params.hpp"
 #include "models/hardware/accelerator.hpp"
+#include "models/storage/storage_tier.hpp"
 #include "scenarios/yaml_reader.hpp"
 
 namespace fathom::scenario {
@@ -34,6 +38,8 @@ struct CalibrationProfile {
   std::string node;         // catalog node name, or empty
   std::string accelerator;  // the accelerator section's base, or empty when there is none
   std::shared_ptr<Document> document;
+  // The node's drives as fio measured them (read_bandwidth, write_bandwidth, iops), when fitted.
+  std::optional<storage::TierSpec> local_nvme;
 
   bool has_accelerator() const { return !accelerator.empty(); }
 };

@@ -46,6 +46,10 @@ const std::vector<std::pair<std::string, std::string>>& plan_axis_names() {
       {"overlap_param_gather", "workload.parallel.overlap_param_gather"},
       {"overlap_p2p", "workload.parallel.overlap_p2p"},
       {"micro_batch", "workload.micro_batch"},
+      {"checkpoint_interval", "workload.checkpoint.interval"},
+      {"checkpoint_tier", "workload.checkpoint.tier"},
+      {"checkpoint_mode", "workload.checkpoint.mode"},
+      {"spares", "failures.spares"},
       {"recompute", "workload.recompute"},
       {"accelerator", "hardware.accelerator"},
   };

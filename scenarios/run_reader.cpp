@@ -6,16 +6,27 @@
 
 namespace fathom::scenario {
 
-std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note) {
+std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note,
+                                                    const storage::TierSpec* calibrated) {
   std::vector<storage::TierSpec> tiers;
   for (const std::string& name : section.keys()) {
     MapReader m = section.child(name);
     storage::TierSpec t;
     t.name = name;
     const bool from_servers = m.has("servers");
+    // A node's own drives without figures: the calibration profile's fio fit.
+    const auto kind = m.find("kind");
+    const bool local = kind && kind->is_scalar() && kind->node().Scalar() == "local_nvme";
+    const bool from_profile = local && calibrated != nullptr && !m.has("read_bandwidth") && !m.has("write_bandwidth");
+    if (from_profile) {
+      t = *calibrated;
+      t.name = name;
+    }
     for (auto key : {"read_bandwidth", "write_bandwidth"}) {
-      if (!from_servers && !m.has(key))
-        m.fail(key, "the tier's " + std::string(key) + " (such as 20GB/s), or servers:");
+      if (!from_servers && !from_profile && !m.has(key)) {
+        m.fail(key, "the tier's " + std::string(key) + " (such as 20GB/s), or servers:",
+               local ? "or calibration: a profile fitted on fio (fathom calibrate; docs/calibration.md)" : "");
+      }
       if (from_servers && m.has(key)) {
         m.fail(key, "either the servers' figures or the tier's aggregate, not both",
                "with servers: the bandwidths are derived from the drives and the network (docs/run.md)");
@@ -70,6 +81,11 @@ rel::FailureSpec read_failures_section(const ValueReader& value, const Note& not
     const std::string_view name = rel::component_name(c.component);
     if (!components.has(name)) continue;
     MapReader entry = components.child(name);
+    entry.declare({"detection"});
+    if (auto v = entry.find("detection")) {  // beside the declared keys: its default is failures.detection
+      note(*v);
+      c.detection_ns = v->duration().ns();
+    }
     read_declared(entry, rel::component_parameters(), c, note);
     c.source = "the scenario (" + entry.path() + ")";
     entry.finish();

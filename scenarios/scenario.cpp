@@ -738,7 +738,9 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
   if (root.has("storage")) {
     MapReader storage = root.child("storage");
     note(s, storage);
-    s.storage = read_storage_section(storage, [&](const ValueReader& v) { note(s, v); });
+    const storage::TierSpec* drives = profile && profile->local_nvme ? &*profile->local_nvme : nullptr;
+    s.storage = read_storage_section(
+        storage, [&](const ValueReader& v) { note(s, v); }, drives);
   }
   read_workload(s, root.child("workload"));
   if (root.has("availability")) {

@@ -12,6 +12,7 @@
 #include "models/collectives/collective_parameters.hpp"
 #include "models/hardware/accelerator_parameters.hpp"
 #include "models/params/parameter_text.hpp"
+#include "models/storage/storage_tier.hpp"
 
 namespace fathom::calib {
 
@@ -82,6 +83,33 @@ const GemmFit* curve_fit(const Calibration& c, std::string& precision) {
     }
   }
   return nullptr;
+}
+
+// The node's drives for a scenario's local_nvme tier: the sequential read and write bandwidths and
+// the random-read IOPS, each from the fio group with the most I/O in flight.
+void write_local_nvme(std::ostringstream& y, const std::vector<StorageFit>& fits) {
+  const auto best = [&](const std::string& direction, const std::string& access) -> const StorageFit* {
+    const StorageFit* pick = nullptr;
+    for (const StorageFit& f : fits) {
+      if (f.direction != direction || f.access != access) continue;
+      if (pick == nullptr || f.iodepth * f.numjobs > pick->iodepth * pick->numjobs) pick = &f;
+    }
+    return pick;
+  };
+  const StorageFit* read = best("read", "sequential");
+  const StorageFit* write = best("write", "sequential");
+  const StorageFit* random = best("read", "random");
+  if (read == nullptr && write == nullptr && random == nullptr) return;
+  y << "local_nvme:  # the node's drives, from fio (fits.storage); a scenario's local_nvme tier without bandwidths "
+       "takes them\n";
+  const auto& declared = storage::tier_parameters();
+  const auto line = [&](std::string_view key, double value) {
+    const auto* p = params::find(declared, key);
+    y << "  " << key << ": " << params::exact_text(p->quantity, value, p->choices) << "\n";
+  };
+  if (read) line("read_bandwidth", read->max_bandwidth_bytes_per_s);
+  if (write) line("write_bandwidth", write->max_bandwidth_bytes_per_s);
+  if (random) line("iops", random->max_iops);
 }
 
 }  // namespace
@@ -177,6 +205,7 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
     }
     for (const auto& [parent, group] : nested) y << "  " << parent << ": {" << group << "}\n";
   }
+  write_local_nvme(y, c.storage);
 
   y << "fits:\n";
   if (c.collectives) {

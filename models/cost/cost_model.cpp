@@ -66,6 +66,7 @@ CostResult evaluate_cost(const Census& census, const CostSpec& spec, const Usage
 
   CostResult r;
   r.capex.push_back({"nodes", nodes, spec.node_usd});
+  if (usage.spare_nodes > 0) r.capex.push_back({"spare nodes", usage.spare_nodes, spec.node_usd});
   double switches = 0;
   double port_watts = 0;
   for (const FabricTierCensus& t : census.fabric) {
@@ -86,8 +87,11 @@ CostResult evaluate_cost(const Census& census, const CostSpec& spec, const Usage
   const double dynamic_watts = usage.gpu_tdp_watts * (1 - spec.gpu_idle);
   const double unused_gpus = gpus - usage.gpus_used;
   const double fabric_watts = switches * spec.switch_watts + port_watts;
-  r.power_w_it_peak = nodes * spec.node_watts + fabric_watts;
-  r.power_w_it = r.power_w_it_peak - dynamic_watts * (usage.gpus_used * (1 - usage.busy_fraction) + unused_gpus);
+  // Spares are racked for full load (one may replace a failed node) and idle meanwhile.
+  const double spare_gpus = nodes > 0 ? usage.spare_nodes * gpus / nodes : 0;
+  r.power_w_it_peak = (nodes + usage.spare_nodes) * spec.node_watts + fabric_watts;
+  r.power_w_it =
+      r.power_w_it_peak - dynamic_watts * (usage.gpus_used * (1 - usage.busy_fraction) + unused_gpus + spare_gpus);
   r.power_w_facility = r.power_w_it * spec.pue;
 
   if (spec.rack_watts > 0) {
@@ -112,9 +116,14 @@ CostResult evaluate_cost(const Census& census, const CostSpec& spec, const Usage
     if (usage.tokens_per_step > 0) r.usd_per_million_tokens = r.usd_per_step / usage.tokens_per_step * 1e6;
     if (usage.steps_per_run > 0) {
       const double gpu_hours = usage.gpus_used * usage.step_seconds * usage.steps_per_run / 3600;
-      r.usd_per_run = r.usd_per_step * usage.steps_per_run;
-      r.on_demand_usd_per_run = spec.on_demand_usd_per_gpu_hour * gpu_hours;
-      r.reserved_usd_per_run = spec.reserved_usd_per_gpu_hour * gpu_hours;
+      r.storage_usd_per_run = usage.storage_usd_per_run;
+      r.usd_per_run = r.usd_per_step * usage.steps_per_run + r.storage_usd_per_run;
+      if (spec.on_demand_usd_per_gpu_hour > 0) {
+        r.on_demand_usd_per_run = spec.on_demand_usd_per_gpu_hour * gpu_hours + r.storage_usd_per_run;
+      }
+      if (spec.reserved_usd_per_gpu_hour > 0) {
+        r.reserved_usd_per_run = spec.reserved_usd_per_gpu_hour * gpu_hours + r.storage_usd_per_run;
+      }
     }
   }
   return r;

@@ -28,6 +28,10 @@ struct Usage {
   double step_seconds = 0;   // 0: no step (no per-step figures)
   double tokens_per_step = 0;
   double steps_per_run = 0;  // 0: no run length (no per-run figures)
+  // A whole run's: nodes kept beside the cluster as spares (bought, racked and idle until one
+  // replaces a failed node), and what its storage tiers cost over the run.
+  double spare_nodes = 0;
+  double storage_usd_per_run = 0;
 };
 
 struct CostResult {
@@ -52,6 +56,7 @@ struct CostResult {
   double usd_per_million_tokens = 0;
   double on_demand_usd_per_run = 0;  // 0 when not compared
   double reserved_usd_per_run = 0;
+  double storage_usd_per_run = 0;  // included in the three per-run figures
 };
 
 // Prices `census` with `spec` (every price and power filled in: see cost_spec.hpp) for a cluster

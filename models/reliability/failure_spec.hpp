@@ -33,7 +33,10 @@ struct ComponentRate {
   double weibull_shape = 1.0;  // 1: exponential
   bool takes_node = false;     // the node leaves for repair and a spare must take its place
   bool planned = false;        // announced: the run checkpoints first and loses no work
-  std::string source;          // where the default comes from
+  // This class's own detection (a crash the launcher sees at once, a hang only the watchdog
+  // catches); -1: FailureSpec::detection_ns.
+  std::int64_t detection_ns = -1;
+  std::string source;  // where the default comes from
 };
 
 struct FailureSpec {

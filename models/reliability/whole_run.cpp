@@ -193,7 +193,7 @@ class Replicator {
       ++out_.interruptions[static_cast<int>(component)];
       const ComponentRate& rate = f.rate(component);
       // The phases, in order, each with the field it is counted under.
-      std::int64_t detection = rate.planned ? 0 : f.detection_ns;
+      std::int64_t detection = rate.planned ? 0 : rate.detection_ns >= 0 ? rate.detection_ns : f.detection_ns;
       std::int64_t waiting = 0, resubmit = 0;
       if (rate.takes_node) waiting = take_node(now + detection, now);
       if (restarts_ >= f.max_restarts) {

@@ -112,6 +112,8 @@ void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::C
     std::fprintf(out, "  per run: %s owned", usd_text(c.usd_per_run).c_str());
     if (c.on_demand_usd_per_run > 0) std::fprintf(out, ", %s on demand", usd_text(c.on_demand_usd_per_run).c_str());
     if (c.reserved_usd_per_run > 0) std::fprintf(out, ", %s reserved", usd_text(c.reserved_usd_per_run).c_str());
+    if (c.storage_usd_per_run > 0)
+      std::fprintf(out, " (storage tiers %s of each)", usd_text(c.storage_usd_per_run).c_str());
     std::fprintf(out, "\n");
   }
 }
@@ -154,6 +156,7 @@ void write_cost_json(sim::JsonWriter& j, const cost::CostResult& c, const cost::
       {"usd_per_million_tokens", c.usd_per_million_tokens},
       {"on_demand_usd_per_run", c.on_demand_usd_per_run},
       {"reserved_usd_per_run", c.reserved_usd_per_run},
+      {"storage_usd_per_run", c.storage_usd_per_run},
   };
   for (const auto& [key, value] : figures) {
     j.key(key);

@@ -1,5 +1,6 @@
 #include "report/training/training_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -54,6 +55,50 @@ double training_figure(const std::string& key, const TrainingReport& report) {
   return r.memory.peak_bytes;  // peak_memory_per_rank
 }
 
+namespace {
+
+// What the run keeps on `tier` (bytes) when the tier gives no capacity: the last valid
+// checkpoint and the one being written, and the data it reads (the dataset, or every sample once).
+double bytes_held(const TrainingReport& report, const storage::TierSpec& tier) {
+  const scenario::Scenario& s = report.scenario;
+  double bytes = 0;
+  if (s.checkpoint && s.checkpoint->tier == tier.name && report.run_setup && report.run_setup->checkpoint) {
+    bytes += 2 * report.run_setup->checkpoint->bytes;
+  }
+  if (s.data && s.data->tier == tier.name) {
+    const double tokens = s.run && s.run->tokens > 0 ? s.run->tokens : s.training.tokens;
+    bytes += s.data->dataset_bytes > 0 ? s.data->dataset_bytes
+                                       : tokens / s.training.sequence * s.data->sample_bytes(s.training.sequence);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+cost::Usage whole_run_usage(const TrainingReport& report) {
+  const scenario::Scenario& s = report.scenario;
+  cost::Usage u = training_usage(s, report.result);
+  if (!report.run) return u;
+  const rel::RunResult& run = *report.run;
+  const double wall_s = run.wall_s.mean;
+  if (run.inputs.steps > 0 && report.result.step_seconds > 0) u.steps_per_run = wall_s / report.result.step_seconds;
+  // Spares beyond the cluster's idle nodes are bought beside it.
+  const int job_nodes = (s.training.gpus + s.cluster.node.gpus - 1) / s.cluster.node.gpus;
+  u.spare_nodes = std::max(0, run.inputs.spares - (s.cluster.nodes - job_nodes));
+  // A shared tier the run uses, priced per usable TB and month for the run's wall time: its whole
+  // capacity when it gives one (the run has it to itself), else what the run keeps there. A node's
+  // own drives are in the node's price.
+  const double months = wall_s / (cost::kHoursPerYear / 12 * 3600);
+  for (const storage::TierSpec& tier : s.storage) {
+    if (tier.per_node() || !(tier.usd_per_tb_month > 0)) continue;
+    const double held = bytes_held(report, tier);
+    if (held == 0) continue;
+    const double tb = (tier.capacity_bytes > 0 ? tier.capacity_bytes : held) / 1e12;
+    u.storage_usd_per_run += tier.usd_per_tb_month * tb * months;
+  }
+  return u;
+}
+
 TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::string> command_catalogs,
                                  train::CommsCache* cache) {
   TrainingReport report;
@@ -68,11 +113,6 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
   }
   if (s.availability) report.availability = rel::service_availability(*s.availability, s.seed);
   if (!report.fits()) return report;
-  if (s.cost) {
-    const cost::Usage usage = training_usage(s, report.result);
-    report.cost =
-        cache ? price_cluster(s, usage, cache->topology(s.cluster, s.collectives, s.seed)) : price_cluster(s, usage);
-  }
   const auto tier_named = [&](const std::string& name) -> const storage::TierSpec* {
     for (const auto& t : s.storage) {
       if (t.name == name) return &t;
@@ -103,6 +143,11 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
       throw scenario::ScenarioError(at, e.key(), e.what(), e.found());
     }
     if (s.run) report.run = rel::simulate_run(report.run_setup->inputs);
+  }
+  if (s.cost) {
+    const cost::Usage usage = whole_run_usage(report);
+    report.cost =
+        cache ? price_cluster(s, usage, cache->topology(s.cluster, s.collectives, s.seed)) : price_cluster(s, usage);
   }
   for (const auto& e : s.expectations) {
     const double actual = training_figure(e.key, report);

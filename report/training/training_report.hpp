@@ -52,6 +52,11 @@ struct TrainingReport {
 TrainingReport evaluate_training(const scenario::Scenario& scenario, std::vector<std::string> command_catalogs = {},
                                  train::CommsCache* cache = nullptr);
 
+// The cost model's usage of a report whose step and run are filled in: the step's, and with a
+// whole run its wall time (failures, checkpoints and data stalls included), the spare nodes
+// bought beside the cluster and the shared storage tiers it uses, priced for the run.
+cost::Usage whole_run_usage(const TrainingReport& report);
+
 // scenario::ScenarioError at workload.parallel (bad input: exit 2) when the strategy does not fit.
 void require_fits(const TrainingReport& report);
 

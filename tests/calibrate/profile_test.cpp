@@ -154,6 +154,26 @@ workload: {kind: nccl-tests, op: all_reduce}
   CHECK(s.collectives.alpha_ns == 7000);
   CHECK(s.collectives.nvls_step_ns == c.collectives->params.nvls_step_ns);
   CHECK(s.accelerator.efficiency.hbm == doctest::Approx(c.hbm->fraction).epsilon(1e-5));
+  // The node's drives as fio measured them: a local_nvme tier without figures takes them
+  // (sequential 1 MiB reads 55.3 GB/s, writes 33.9 GB/s; random 1 KiB reads 1.27 GB/s).
+  write(dir / "drives.yaml", R"(cluster:
+  nodes: 1
+  node: dgx-h100
+  fabric: {kind: fat-tree, radix: 64, links: [{bandwidth: 400Gbps, latency: 1us}, {bandwidth: 400Gbps, latency: 1us}]}
+calibration: h100.yaml
+storage:
+  nvme: {kind: local_nvme}
+  own: {kind: local_nvme, read_bandwidth: 10GB/s, write_bandwidth: 5GB/s}
+workload: {kind: nccl-tests, op: all_reduce}
+)");
+  const scenario::Scenario d = scenario::load_scenario((dir / "drives.yaml").string());
+  REQUIRE(d.storage.size() == 2);
+  CHECK(d.storage[0].read_bytes_per_s == doctest::Approx(55.3e9).epsilon(0.01));
+  CHECK(d.storage[0].write_bytes_per_s == doctest::Approx(33.9e9).epsilon(1e-5));
+  CHECK(d.storage[0].iops == doctest::Approx(1.27e9 / 1024).epsilon(1e-5));
+  CHECK(d.storage[0].name == "nvme");
+  CHECK(d.storage[1].read_bytes_per_s == 10e9);  // the scenario's own figures win
+  CHECK(d.storage[1].iops == 0);
   fs::remove_all(dir);
 }
 

@@ -293,3 +293,33 @@ TEST_CASE("plan: the section's errors name the key") {
       write_scenario("range.yaml", scenario_with("plan:\n  vary: {nodes: {from: 2, to: 8, step: 3}}\n")));
   CHECK(s.plan->vary[0].values == std::vector<std::string>{"2", "5", "8"});
 }
+
+TEST_CASE("planner: a whole run's checkpoint interval, tier and spares are axes, ranked by the run's time and cost") {
+  const std::string file = std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/plan-checkpoint-and-spares.yaml";
+  fathom::plan::PlanOptions options;
+  options.threads = 2;
+  const fathom::plan::PlanResult r = fathom::plan::run_plan(file, {"workload.run.replications=4"}, options);
+  REQUIRE(r.candidates.size() == 12);
+  REQUIRE(r.ranking.size() == 12);
+  // Each candidate's time to train is its whole run's mean, as fathom simulate reports it.
+  for (const std::size_t i : {r.ranking.front(), r.ranking.back()}) {
+    const fathom::plan::Evaluated& e = r.candidates[i];
+    std::vector<std::string> sets = {"workload.run.replications=4"};
+    for (std::size_t a = 0; a < r.axes.size(); ++a) {
+      const std::string key = r.axes[a] == "checkpoint_interval" ? "workload.checkpoint.interval"
+                              : r.axes[a] == "checkpoint_tier"   ? "workload.checkpoint.tier"
+                                                                 : "failures.spares";
+      sets.push_back(key + "=" + e.values[a]);
+    }
+    const fathom::report::TrainingReport t =
+        fathom::report::evaluate_training(fathom::scenario::load_scenario(file, sets));
+    REQUIRE(t.run.has_value());
+    CHECK(e.time_to_train_s == doctest::Approx(t.run->wall_s.mean));
+    CHECK(e.time_to_train_s > t.result.time_to_train_s);  // failures cost time
+  }
+  // Waiting a day for a repair is slower than a spare: every candidate without spares ranks below
+  // every one with them.
+  const auto spares_of = [&](std::size_t i) { return r.candidates[i].values[2]; };
+  CHECK(spares_of(r.ranking.front()) == "32");
+  CHECK(spares_of(r.ranking.back()) == "0");
+}

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 
@@ -123,4 +124,37 @@ TEST_CASE("a data stall lengthens the time to train and the run's steps, outside
   std::ostringstream json;
   report::write_training_json(json, slow);
   CHECK(json.str().find("\"data_stall_fraction\"") != std::string::npos);
+}
+
+TEST_CASE("a whole run's cost: its wall time, the spare nodes bought beside the cluster, its storage tiers") {
+  const scenario::Scenario s =
+      scenario::load_scenario(example("plan-checkpoint-and-spares.yaml"), {"workload.run.replications=4"});
+  const report::TrainingReport r = report::evaluate_training(s);
+  REQUIRE(r.run.has_value());
+  REQUIRE(r.cost.has_value());
+  const cost::CostResult& c = *r.cost;
+  // 32 spares and no idle node in the cluster: 32 nodes bought at the node's price.
+  const auto spares =
+      std::find_if(c.capex.begin(), c.capex.end(), [](const auto& l) { return l.item == "spare nodes"; });
+  REQUIRE(spares != c.capex.end());
+  CHECK(spares->count == 32);
+  CHECK(spares->unit_usd == s.cost->node_usd);
+  // The GlusterFS tier holds the checkpoints and the data: its 980 TB at $20 per TB-month for the
+  // run's wall time.
+  const double months = r.run->wall_s.mean / (cost::kHoursPerYear / 12 * 3600);
+  CHECK(c.storage_usd_per_run == doctest::Approx(20 * 980 * months));
+  // The run is priced for its wall time, not the failure-free steps.
+  CHECK(c.usd_per_run ==
+        doctest::Approx(c.usd_per_step * r.run->wall_s.mean / r.result.step_seconds + c.storage_usd_per_run));
+  // Without spares beyond the cluster: no line, and a bill smaller by their price (racks apart:
+  // spares are racked for full load, so they may need more racks).
+  const report::TrainingReport none = report::evaluate_training(scenario::load_scenario(
+      example("plan-checkpoint-and-spares.yaml"), {"workload.run.replications=4", "failures.spares=0"}));
+  const auto without_racks = [](const cost::CostResult& cost) {
+    double usd = 0;
+    for (const auto& line : cost.capex) usd += line.item == "racks" ? 0 : line.usd();
+    return usd;
+  };
+  CHECK(without_racks(*none.cost) == doctest::Approx(without_racks(c) - 32 * s.cost->node_usd));
+  CHECK(none.cost->power_w_it_peak == doctest::Approx(c.power_w_it_peak - 32 * s.cost->node_watts));
 }

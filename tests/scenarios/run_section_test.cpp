@@ -185,3 +185,13 @@ TEST_CASE("a tier built from its servers derives its aggregate; mixing both form
                 "10GB/s}\n");
   CHECK(load_error(local).key_path() == "storage.s3.servers");
 }
+
+TEST_CASE("a failure class's own detection") {
+  const Scenario s =
+      load_text(run_scenario("  run: {replications: 2}\n", "failures:\n  components:\n    gpu: {detection: 5s}\n"));
+  CHECK(s.failures.rate(fathom::rel::Component::kGpu).detection_ns == 5'000'000'000);
+  CHECK(s.failures.rate(fathom::rel::Component::kNic).detection_ns == -1);  // failures.detection
+  const ScenarioError e =
+      load_error(run_scenario("  run: {replications: 2}\n", "failures:\n  components:\n    gpu: {detection: -5s}\n"));
+  CHECK(e.key_path() == "failures.components.gpu.detection");
+}

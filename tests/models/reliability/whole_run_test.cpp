@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/reliability/failure_spec.hpp"
@@ -212,4 +213,20 @@ TEST_CASE("replication 0's timeline is kept only when asked for, and capped at a
   CHECK(r.finished);
   CHECK(r.time.wall_ns == 3'000'000 * kSecond + 2'999'999);
   CHECK(simulate_replication(in, 1).timeline.empty());  // replication 0's only
+}
+
+TEST_CASE("a class's own detection replaces the failures' for its interruptions") {
+  RunInputs in = one_class(3600, 60);  // an hour's MTBF, a minute's restart
+  in.failures.detection_ns = 600 * kSecond;
+  in.steps = 100'000;
+  in.replications = 1;
+  const Replication watchdog = simulate_replication(in, 0);
+  REQUIRE_FALSE(watchdog.recovery_s.empty());
+  in.failures.rate(Component::kGpu).detection_ns = 5 * kSecond;  // a crash the launcher sees at once
+  const Replication crash = simulate_replication(in, 0);
+  REQUIRE_FALSE(crash.recovery_s.empty());
+  // Recovery without a failure during it: detection, then the restart.
+  CHECK(*std::min_element(watchdog.recovery_s.begin(), watchdog.recovery_s.end()) == doctest::Approx(660));
+  CHECK(*std::min_element(crash.recovery_s.begin(), crash.recovery_s.end()) == doctest::Approx(65));
+  CHECK(crash.time.detection_ns < watchdog.time.detection_ns);
 }
