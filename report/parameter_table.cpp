@@ -120,8 +120,9 @@ std::string parameter_tables_markdown() {
         "price list (`scenarios/hardware/prices.yaml`), the switch's power to its catalog entry.",
         cost::cost_parameters());
   table(md, "`storage.<tier>`",
-        "A storage tier, under a name of your choice ([run.md](run.md)); `read_bandwidth` and `write_bandwidth`\n"
-        "are required.",
+        "A storage tier, under a name of your choice ([run.md](run.md)): `read_bandwidth` and `write_bandwidth`,\n"
+        "or `servers:` and its drives and network, or `entry:` a tier of the storage catalog\n"
+        "(`scenarios/hardware/storage.yaml`, [run.md](run.md#from-the-catalog)) whose keys these override.",
         storage::tier_parameters());
   table(md, "`workload.data`",
         "What each training step reads ([run.md](run.md#data-loading-modelsworkloadstrainingdata_loadinghpp)):\n"

@@ -3,61 +3,86 @@
 #include <utility>
 
 #include "scenarios/declared_reader.hpp"
+#include "scenarios/storage_catalog.hpp"
 
 namespace fathom::scenario {
 
+namespace {
+
+// One tier under `storage:` (or one catalog entry, with its `source`): it starts from a catalog
+// entry (`entry:`), the calibration profile's drives (a local_nvme tier without bandwidths), or
+// nothing; a tier built from servers is derived from what it ends up with.
+storage::TierSpec read_tier(MapReader& m, const std::string& name, const Note& note,
+                            const storage::TierSpec* calibrated, bool catalog_entry) {
+  storage::TierSpec t;
+  bool based = false;
+  if (catalog_entry) {
+    t.source = m.required<std::string>("source", "a string naming the public documents the figures come from");
+  } else {
+    m.declare({"entry"});
+    if (auto entry = m.find("entry")) {
+      note(*entry);
+      t = catalog_tier(*entry);
+      based = true;
+    }
+  }
+  const auto kind = m.find("kind");
+  const bool local = kind ? kind->is_scalar() && kind->node().Scalar() == "local_nvme" : based && t.per_node();
+  const bool aggregate_given = m.has("read_bandwidth") || m.has("write_bandwidth");
+  // A node's own drives without figures: the calibration profile's fio fit.
+  if (!based && local && calibrated != nullptr && !aggregate_given) {
+    t = *calibrated;
+    based = true;
+  }
+  t.name = name;
+  const bool from_servers = m.has("servers") || (t.servers > 0 && !aggregate_given);
+  for (auto key : {"read_bandwidth", "write_bandwidth"}) {
+    if (!from_servers && !based && !m.has(key)) {
+      m.fail(key, "the tier's " + std::string(key) + " (such as 20GB/s), servers:, or entry: (a catalog tier)",
+             local ? "or calibration: a profile fitted on fio (fathom calibrate; docs/calibration.md)" : "");
+    }
+    if (from_servers && m.has(key)) {
+      m.fail(key, "either the servers' figures or the tier's aggregate, not both",
+             "with servers: the bandwidths are derived from the drives and the network (docs/run.md)");
+    }
+  }
+  if (from_servers && t.servers == 0) {
+    for (auto key : {"drives", "drive_read", "drive_write", "network"}) {
+      if (!m.has(key)) m.fail(key, "a tier built from servers needs its " + std::string(key));
+    }
+  }
+  read_declared(m, storage::tier_parameters(), t, note);
+  if (from_servers) {
+    if (t.per_node()) m.fail("servers", "a shared tier (parallel_fs or object_store) to build from servers");
+    if (t.servers < 1) m.fail("servers", "at least one server");
+    for (auto [key, value] : {std::pair{"drives", static_cast<double>(t.drives_per_server)},
+                              {"drive_read", t.drive_read_bytes_per_s},
+                              {"drive_write", t.drive_write_bytes_per_s},
+                              {"network", t.network_bytes_per_s}}) {
+      if (!(value > 0)) m.fail(key, "a positive figure");
+    }
+    if (!m.has("iops")) t.iops = 0;  // derived again from the drives
+    storage::derive_from_servers(t);
+  }
+  if (t.data_shards == 0 && t.parity_shards > 0) {
+    m.fail("erasure", "data shards beside the parity ones (erasure: {data: 12, parity: 4})");
+  }
+  if (t.per_node() && (t.replicas > 1 || t.data_shards > 0)) {
+    m.fail("kind", "a shared tier (parallel_fs or object_store) for replicas or erasure coding",
+           "a node's own drives keep no copies elsewhere");
+  }
+  m.finish();
+  return t;
+}
+
+}  // namespace
+
 std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note,
-                                                    const storage::TierSpec* calibrated) {
+                                                    const storage::TierSpec* calibrated, bool catalog) {
   std::vector<storage::TierSpec> tiers;
   for (const std::string& name : section.keys()) {
     MapReader m = section.child(name);
-    storage::TierSpec t;
-    t.name = name;
-    const bool from_servers = m.has("servers");
-    // A node's own drives without figures: the calibration profile's fio fit.
-    const auto kind = m.find("kind");
-    const bool local = kind && kind->is_scalar() && kind->node().Scalar() == "local_nvme";
-    const bool from_profile = local && calibrated != nullptr && !m.has("read_bandwidth") && !m.has("write_bandwidth");
-    if (from_profile) {
-      t = *calibrated;
-      t.name = name;
-    }
-    for (auto key : {"read_bandwidth", "write_bandwidth"}) {
-      if (!from_servers && !from_profile && !m.has(key)) {
-        m.fail(key, "the tier's " + std::string(key) + " (such as 20GB/s), or servers:",
-               local ? "or calibration: a profile fitted on fio (fathom calibrate; docs/calibration.md)" : "");
-      }
-      if (from_servers && m.has(key)) {
-        m.fail(key, "either the servers' figures or the tier's aggregate, not both",
-               "with servers: the bandwidths are derived from the drives and the network (docs/run.md)");
-      }
-    }
-    if (from_servers) {
-      for (auto key : {"drives", "drive_read", "drive_write", "network"}) {
-        if (!m.has(key)) m.fail(key, "a tier built from servers needs its " + std::string(key));
-      }
-    }
-    read_declared(m, storage::tier_parameters(), t, note);
-    if (from_servers) {
-      if (t.per_node()) m.fail("servers", "a shared tier (parallel_fs or object_store) to build from servers");
-      if (t.servers < 1) m.fail("servers", "at least one server");
-      for (auto [key, value] : {std::pair{"drives", static_cast<double>(t.drives_per_server)},
-                                {"drive_read", t.drive_read_bytes_per_s},
-                                {"drive_write", t.drive_write_bytes_per_s},
-                                {"network", t.network_bytes_per_s}}) {
-        if (!(value > 0)) m.fail(key, "a positive figure");
-      }
-      storage::derive_from_servers(t);
-    }
-    if (t.data_shards == 0 && t.parity_shards > 0) {
-      m.fail("erasure", "data shards beside the parity ones (erasure: {data: 12, parity: 4})");
-    }
-    if (t.per_node() && (t.replicas > 1 || t.data_shards > 0)) {
-      m.fail("kind", "a shared tier (parallel_fs or object_store) for replicas or erasure coding",
-             "a node's own drives keep no copies elsewhere");
-    }
-    m.finish();
-    tiers.push_back(std::move(t));
+    tiers.push_back(read_tier(m, name, note, calibrated, catalog));
   }
   section.finish();
   return tiers;

@@ -20,9 +20,11 @@ namespace fathom::scenario {
 using Note = std::function<void(const ValueReader&)>;
 
 // `storage:` a mapping of tier names to tiers. `calibrated`: the node's drives from the
-// scenario's calibration profile (null without one), which a local_nvme tier without bandwidths takes.
+// scenario's calibration profile (null without one), which a local_nvme tier without bandwidths
+// takes. `catalog`: the storage catalog's entries, each with its `source` (and no `entry:`).
 std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note,
-                                                    const storage::TierSpec* calibrated = nullptr);
+                                                    const storage::TierSpec* calibrated = nullptr,
+                                                    bool catalog = false);
 // `failures:` `none`, or a mapping over the default table.
 rel::FailureSpec read_failures_section(const ValueReader& value, const Note& note);
 // `workload.run`.

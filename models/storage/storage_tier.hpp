@@ -29,7 +29,8 @@ enum class TierKind { kLocalNvme, kParallelFs, kObjectStore };
 enum class Fanout { kServer, kClient };
 
 struct TierSpec {
-  std::string name;  // the scenario's key under `storage:`
+  std::string name;    // the scenario's key under `storage:`
+  std::string source;  // a catalog entry's sources (empty: the scenario's own figures)
   TierKind kind = TierKind::kParallelFs;
   double capacity_bytes = 0;     // usable, after redundancy; local_nvme: per node
   double read_bytes_per_s = 0;   // local_nvme: per node

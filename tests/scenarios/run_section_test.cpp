@@ -6,6 +6,7 @@
 
 #include "scenario_files.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/storage_catalog.hpp"
 
 using fathom::scenario::load_scenario;
 using fathom::scenario::Scenario;
@@ -194,4 +195,34 @@ TEST_CASE("a failure class's own detection") {
   const ScenarioError e =
       load_error(run_scenario("  run: {replications: 2}\n", "failures:\n  components:\n    gpu: {detection: -5s}\n"));
   CHECK(e.key_path() == "failures.components.gpu.detection");
+}
+
+TEST_CASE("storage catalog: every entry has its sources; a tier starts from one and overrides it") {
+  REQUIRE(fathom::scenario::catalog_tiers().size() >= 3);
+  for (const auto& t : fathom::scenario::catalog_tiers()) {
+    CAPTURE(t.name);
+    CHECK_FALSE(t.source.empty());
+    CHECK(t.read_bytes_per_s > 0);
+    CHECK(t.write_bytes_per_s > 0);
+  }
+  std::string text = run_scenario("", "");
+  text.replace(text.find("workload:"), 0,
+               "  minio: {entry: minio-32-i3en}\n  fast: {entry: minio-32-i3en, backend_network: 100Gbps}\n"
+               "  local: {entry: azure-nd-h100-v5-nvme, capacity: 28TB}\n");
+  const Scenario s = load_text(text);
+  REQUIRE(s.storage.size() == 5);
+  // 32 servers of 100 GbE, reads crossing each NIC 1 + 31/32 times.
+  CHECK(s.storage[2].read_bytes_per_s == doctest::Approx(32 * 12.5e9 / (1 + 31.0 / 32)));
+  CHECK(s.storage[2].capacity_bytes == 1440e12);
+  CHECK(s.storage[2].name == "minio");
+  // A separate backend network: derived again, the client NIC now the bound.
+  CHECK(s.storage[3].read_bytes_per_s == doctest::Approx(32 * 12.5e9));
+  CHECK(s.storage[4].per_node());
+  CHECK(s.storage[4].iops == 1.24e6);
+  CHECK(s.storage[4].capacity_bytes == 28e12);
+  std::string bad = run_scenario("", "");
+  bad.replace(bad.find("workload:"), 0, "  minio: {entry: minio-64}\n");
+  const ScenarioError e = load_error(bad);
+  CHECK(e.key_path() == "storage.minio.entry");
+  CHECK(std::string(e.what()).find("minio-32-i3en") != std::string::npos);
 }
