@@ -5,10 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "models/params/parameter_text.hpp"
 #include "models/workloads/training/transformer.hpp"
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
+#include "scenarios/storage_catalog.hpp"
 #include "scenarios/units.hpp"
 #include "scenarios/user_catalogs.hpp"
 
@@ -42,6 +44,8 @@ void write_catalog_list(std::FILE* out) {
             [](const std::string& n) { return scenario::find_catalog_node(n)->source; });
   list_kind(out, "models", "model", scenario::catalog_model_names(),
             [](const std::string& n) { return scenario::find_catalog_model(n)->source; });
+  list_kind(out, "storage tiers", "storage", scenario::catalog_tier_names(),
+            [](const std::string& n) { return scenario::find_catalog_tier(n)->source; });
 }
 
 namespace {
@@ -106,6 +110,17 @@ void show_model(std::FILE* out, const train::TransformerSpec& m) {
                train::active_parameter_count(m));
 }
 
+// Every key of the tier as a scenario would write it, then what it derives.
+void show_tier(std::FILE* out, const storage::TierSpec& t) {
+  for (const auto& p : storage::tier_parameters()) {
+    std::fprintf(out, "  %-31s %s\n", std::string(p.key).c_str(),
+                 params::readable_text(p.quantity, p.get(t), p.choices).c_str());
+  }
+  std::fprintf(out, "  %-31s %s read, %s written by clients\n", "derived",
+               scenario::format_bytes_per_s(t.read_bytes_per_s).c_str(),
+               scenario::format_bytes_per_s(t.client_write_bytes_per_s()).c_str());
+}
+
 void header(std::FILE* out, const char* kind, const std::string& name, const std::string& source) {
   std::fprintf(out, "%s %s\n  file                            %s\n  source                          %s\n", kind,
                name.c_str(), scenario::catalog_origin(kind, name).c_str(), source.c_str());
@@ -136,10 +151,15 @@ void write_catalog_entry(std::FILE* out, const std::string& name) {
     show_model(out, *m);
     found = true;
   }
+  if (const auto* t = scenario::find_catalog_tier(name)) {
+    header(out, "storage", name, t->source);
+    show_tier(out, *t);
+    found = true;
+  }
   if (!found) {
     std::vector<std::string> all = scenario::catalog_accelerator_names();
-    for (const auto& list :
-         {scenario::catalog_switch_names(), scenario::catalog_node_names(), scenario::catalog_model_names()}) {
+    for (const auto& list : {scenario::catalog_switch_names(), scenario::catalog_node_names(),
+                             scenario::catalog_model_names(), scenario::catalog_tier_names()}) {
       all.insert(all.end(), list.begin(), list.end());
     }
     const std::string hint = scenario::did_you_mean(name, all);

@@ -8,7 +8,7 @@
 namespace fathom::scenario {
 
 double read_parameter_value(const ValueReader& v, params::Quantity quantity, bool positive, double max,
-                            std::string_view doc, std::string_view choices) {
+                            std::string_view doc, std::string_view choices, bool negative_ok) {
   const Sign sign = positive ? Sign::kPositive : Sign::kNonNegative;
   const std::string why = " (" + std::string(doc) + ")";
   double x = 0;
@@ -44,6 +44,7 @@ double read_parameter_value(const ValueReader& v, params::Quantity quantity, boo
     case params::Quantity::kNumber:
       x = v.as<double>(positive ? "a number above 0" + why : "a number" + why);
       if (positive && !(x > 0)) v.fail("a number above 0" + why);
+      if (!negative_ok && x < 0) v.fail("a number of 0 or more" + why);
       break;
     case params::Quantity::kCount:
       x = static_cast<double>(v.count(sign));

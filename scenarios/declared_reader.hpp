@@ -16,9 +16,10 @@
 namespace fathom::scenario {
 
 // The value `v` as the parameter's quantity, in SI units (nanoseconds for durations; a choice's
-// index), or a ScenarioError at `v`.
+// index), or a ScenarioError at `v`. A plain number is 0 or more unless `negative_ok` (a parameter
+// whose default is a negative sentinel, such as failures.spares' -1).
 double read_parameter_value(const ValueReader& v, params::Quantity quantity, bool positive, double max,
-                            std::string_view doc, std::string_view choices);
+                            std::string_view doc, std::string_view choices, bool negative_ok = false);
 
 // Declares the section's keys (and the nested sections' keys) for "did you mean" hints.
 template <class Spec>
@@ -61,7 +62,7 @@ void read_declared(MapReader& section, const std::vector<params::Parameter<Spec>
                        : in.find(key);
     if (!v) continue;
     if (note) note(*v);
-    p.set(spec, read_parameter_value(*v, p.quantity, p.positive, p.max, p.doc, p.choices));
+    p.set(spec, read_parameter_value(*v, p.quantity, p.positive, p.max, p.doc, p.choices, p.default_value() < 0));
   }
   for (auto& [name, reader] : nested) reader.finish();
 }

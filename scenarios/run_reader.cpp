@@ -16,15 +16,16 @@ storage::TierSpec read_tier(MapReader& m, const std::string& name, const Note& n
                             const storage::TierSpec* calibrated, bool catalog_entry) {
   storage::TierSpec t;
   bool based = false;
-  if (catalog_entry) {
+  m.declare({"entry"});
+  if (auto entry = m.find("entry")) {
+    note(*entry);
+    t = catalog_tier(*entry);
+    based = true;
+  }
+  // A catalog entry says where its figures come from; one that starts from another keeps its
+  // sources unless it gives its own.
+  if (catalog_entry && (!based || m.has("source"))) {
     t.source = m.required<std::string>("source", "a string naming the public documents the figures come from");
-  } else {
-    m.declare({"entry"});
-    if (auto entry = m.find("entry")) {
-      note(*entry);
-      t = catalog_tier(*entry);
-      based = true;
-    }
   }
   const auto kind = m.find("kind");
   const bool local = kind ? kind->is_scalar() && kind->node().Scalar() == "local_nvme" : based && t.per_node();
@@ -64,6 +65,16 @@ storage::TierSpec read_tier(MapReader& m, const std::string& name, const Note& n
     if (!m.has("iops")) t.iops = 0;  // derived again from the drives
     storage::derive_from_servers(t);
   }
+  if (t.on_fabric()) {
+    if (t.servers < 1) {
+      m.fail("attach", "a tier built from its servers (servers:, drives:, network:) to place on the fabric",
+             "its servers become endpoints of the fabric (docs/run.md#storage-on-the-fabric)");
+    }
+    if (t.client_network_bytes_per_s > 0) {
+      m.fail("client_network", "no client_network for a tier on the fabric",
+             "its clients reach it through their scale-out NICs");
+    }
+  }
   if (t.data_shards == 0 && t.parity_shards > 0) {
     m.fail("erasure", "data shards beside the parity ones (erasure: {data: 12, parity: 4})");
   }
@@ -76,6 +87,11 @@ storage::TierSpec read_tier(MapReader& m, const std::string& name, const Note& n
 }
 
 }  // namespace
+
+storage::TierSpec read_storage_entry(MapReader& entry, const std::string& name) {
+  return read_tier(
+      entry, name, [](const ValueReader&) {}, nullptr, true);
+}
 
 std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note,
                                                     const storage::TierSpec* calibrated, bool catalog) {

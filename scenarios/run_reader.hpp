@@ -21,10 +21,14 @@ using Note = std::function<void(const ValueReader&)>;
 
 // `storage:` a mapping of tier names to tiers. `calibrated`: the node's drives from the
 // scenario's calibration profile (null without one), which a local_nvme tier without bandwidths
-// takes. `catalog`: the storage catalog's entries, each with its `source` (and no `entry:`).
+// takes. `catalog`: the storage catalog's entries, each with its `source` (or the `entry:` it
+// starts from).
 std::vector<storage::TierSpec> read_storage_section(MapReader& section, const Note& note,
                                                     const storage::TierSpec* calibrated = nullptr,
                                                     bool catalog = false);
+// One entry of a storage catalog file (a user catalog's storage.yaml): a tier with its `source`,
+// or one that starts from another entry with `entry:`.
+storage::TierSpec read_storage_entry(MapReader& entry, const std::string& name);
 // `failures:` `none`, or a mapping over the default table.
 rel::FailureSpec read_failures_section(const ValueReader& value, const Note& note);
 // `workload.run`.

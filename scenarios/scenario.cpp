@@ -741,6 +741,13 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
     const storage::TierSpec* drives = profile && profile->local_nvme ? &*profile->local_nvme : nullptr;
     s.storage = read_storage_section(
         storage, [&](const ValueReader& v) { note(s, v); }, drives);
+    for (const storage::TierSpec& t : s.storage) {
+      if (!t.on_fabric() || s.cluster.node.nics > 0) continue;
+      const std::string key = "storage." + t.name + ".attach";
+      const auto at = s.locations.find(key);
+      throw ScenarioError(at != s.locations.end() ? at->second : storage.location(), key,
+                          "a cluster with a scale-out fabric to attach the tier to", "nodes without NICs");
+    }
   }
   read_workload(s, root.child("workload"));
   if (root.has("availability")) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "scenarios/run_reader.hpp"
+#include "scenarios/user_catalogs.hpp"
 
 namespace fathom::scenario {
 
@@ -24,14 +25,13 @@ const std::vector<storage::TierSpec>& catalog_tiers() {
 }
 
 const storage::TierSpec& catalog_tier(const ValueReader& value) {
-  const std::string name = value.as<std::string>("a storage tier of the catalog");
-  std::vector<std::string_view> names;
-  for (const auto& t : catalog_tiers()) names.push_back(t.name);
-  value.one_of(names);
-  for (const auto& t : catalog_tiers()) {
-    if (t.name == name) return t;
-  }
-  value.fail("a storage tier of the catalog");
+  return named_in_catalogs(catalog_tiers(), &UserCatalog::storage, value, "a storage tier of the catalog");
 }
+
+const storage::TierSpec* find_catalog_tier(std::string_view name) {
+  return find_in_catalogs(catalog_tiers(), &UserCatalog::storage, name);
+}
+
+std::vector<std::string> catalog_tier_names() { return names_in_catalogs(catalog_tiers(), &UserCatalog::storage); }
 
 }  // namespace fathom::scenario

@@ -7,6 +7,8 @@
 
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
+#include "scenarios/run_reader.hpp"
+#include "scenarios/storage_catalog.hpp"
 
 namespace fathom::scenario {
 
@@ -39,9 +41,12 @@ void read_file(const std::filesystem::path& path, std::string_view kind_file) {
     } else if (kind_file == "nodes.yaml") {
       kind = "node";
       c.nodes.push_back(read_node_entry(fields, name));
-    } else {
+    } else if (kind_file == "models.yaml") {
       kind = "model";
       c.models.push_back(read_model_entry(fields, name));
+    } else {
+      kind = "storage";
+      c.storage.push_back(read_storage_entry(fields, name));
     }
     // An entry named twice in one folder would shadow itself; the file says it once.
     active.back().files[kind + ":" + name] = file;
@@ -71,7 +76,7 @@ ScopedCatalogs::ScopedCatalogs(const std::vector<std::string>& folders, const Lo
         }
         present.insert(name);
       }
-      active.push_back(UserCatalog{folder, {}, {}, {}, {}, {}});
+      active.push_back(UserCatalog{folder, {}, {}, {}, {}, {}, {}});
       ++pushed_;
       for (auto f : kCatalogFiles) {
         if (present.count(std::string(f)) > 0) read_file(dir / f, f);
@@ -103,6 +108,7 @@ std::string catalog_origin(std::string_view kind, std::string_view name) {
   if (kind == "switch" && find_catalog_switch(name) != nullptr) return std::string(kSwitchCatalogFile);
   if (kind == "node" && find_catalog_node(name) != nullptr) return std::string(kHardwareCatalogFile);
   if (kind == "model" && find_catalog_model(name) != nullptr) return std::string(kModelCatalogFile);
+  if (kind == "storage" && find_catalog_tier(name) != nullptr) return std::string(kStorageCatalogFile);
   return {};
 }
 

@@ -1,9 +1,10 @@
-// User catalogs: folders of accelerators, switches, nodes and models that a user adds at run time
-// (`--catalog DIR`, a scenario's `catalogs:` key) beside the built-in catalog, in the built-in
-// schema. Each folder may hold accelerators.yaml, switches.yaml, nodes.yaml and models.yaml
-// (read in that order). An entry is written in full, as a built-in one is, or extends an entry
-// with `base: NAME` (a built-in one, one of an earlier folder, or an earlier one of its own
-// folder), giving only the keys it changes; an entry named as an existing one replaces it.
+// User catalogs: folders of accelerators, switches, nodes, models and storage tiers that a user
+// adds at run time (`--catalog DIR`, a scenario's `catalogs:` key) beside the built-in catalog, in
+// the built-in schema. Each folder may hold accelerators.yaml, switches.yaml, nodes.yaml,
+// models.yaml and storage.yaml (read in that order). An entry is written in full, as a built-in
+// one is, or extends an entry with `base: NAME` (a storage tier: `entry: NAME`; a built-in one,
+// one of an earlier folder, or an earlier one of its own folder), giving only the keys it
+// changes; an entry named as an existing one replaces it.
 //
 // While a ScopedCatalogs lives, every catalog lookup on its thread (catalog_accelerator,
 // find_catalog_node, catalog_model_names, ...) searches its folders first, the last added
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "models/hardware/accelerator.hpp"
+#include "models/storage/storage_tier.hpp"
 #include "models/workloads/training/transformer.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/hardware_catalog.hpp"
@@ -26,7 +28,8 @@
 namespace fathom::scenario {
 
 // The files a catalog folder may hold, in the order they are read.
-inline constexpr std::string_view kCatalogFiles[] = {"accelerators.yaml", "switches.yaml", "nodes.yaml", "models.yaml"};
+inline constexpr std::string_view kCatalogFiles[] = {"accelerators.yaml", "switches.yaml", "nodes.yaml", "models.yaml",
+                                                     "storage.yaml"};
 
 struct UserCatalog {
   std::string folder;
@@ -34,7 +37,8 @@ struct UserCatalog {
   std::vector<hw::SwitchSpec> switches;
   std::vector<CatalogNode> nodes;
   std::vector<train::TransformerSpec> models;
-  // The file that defines each entry, by "kind:name" (kind: accelerator, switch, node, model).
+  std::vector<storage::TierSpec> storage;
+  // The file that defines each entry, by "kind:name" (kind: accelerator, switch, node, model, storage).
   std::map<std::string, std::string> files;
 };
 
@@ -102,7 +106,7 @@ const T& named_in_catalogs(const std::vector<T>& entries, std::vector<T> UserCat
   value.fail(expected, did_you_mean(name, names));
 }
 
-// The file the entry `name` of `kind` ("accelerator", "switch", "node" or "model") comes from:
+// The file the entry `name` of `kind` ("accelerator", "switch", "node", "model" or "storage") comes from:
 // the user catalog file that defines it where one does, else the built-in catalog's file.
 // Empty if there is no such entry.
 std::string catalog_origin(std::string_view kind, std::string_view name);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "models/storage/fabric_transfer.hpp"
 #include "models/storage/shared_transfer.hpp"
 #include "sim/time.hpp"
 
@@ -20,24 +21,60 @@ std::string tb(double bytes) {
   return text;
 }
 
-}  // namespace
+// A transfer's time, and on the fabric what it takes of the fabric's links.
+struct TierTransfer {
+  double seconds = 0;
+  std::array<double, 3> link_load{};
+};
 
-double tier_transfer_s(const storage::TierSpec& tier, const topo::NodeSpec& node,
-                       const std::vector<train::CheckpointSize::StageRead>& groups, bool write) {
+TierTransfer transfer(const storage::TierSpec& tier, const topo::ClusterSpec& cluster, int job_nodes,
+                      const std::vector<train::CheckpointSize::StageRead>& groups, bool write, std::uint64_t seed,
+                      const TransferRequests& requests) {
+  const double latency_s = static_cast<double>(tier.latency_ns) / 1e9;
+  // An object store's client moves at most its requests in flight allow (every rank of a node
+  // its own stream); a file system's metadata service creates or opens the files meanwhile, and
+  // whichever takes longer bounds the transfer.
+  const double requests_cap = requests.streams_per_node * tier.request_bound_bytes_per_s();
+  double nodes = 0;
+  for (const auto& g : groups) nodes += g.nodes;
+  // A node's own drives create only its own files.
+  const double metadata_s = tier.metadata_s(tier.per_node() && nodes > 0 ? requests.files / nodes : requests.files);
+  if (tier.on_fabric()) {
+    std::vector<storage::FabricClients> clients;
+    double request_bound_s = 0;
+    for (const auto& g : groups) {
+      clients.push_back({g.nodes, g.bytes_per_node});
+      request_bound_s = std::max(request_bound_s, g.bytes_per_node / requests_cap);
+    }
+    const storage::FabricTransfer t = storage::fabric_transfer(cluster, tier, job_nodes, clients, write, seed);
+    return {latency_s + std::max({t.seconds, request_bound_s, metadata_s}), t.link_load};
+  }
+  const topo::NodeSpec& node = cluster.node;
   const double drive = write ? tier.client_write_bytes_per_s() : tier.read_bytes_per_s;
-  const double nics = node.nics * node.nic_bytes_per_s;
+  const double nics = tier.client_link_bytes_per_s(node.nics * node.nic_bytes_per_s);
   std::vector<storage::ClientGroup> clients;
   // A client writing every copy itself (fanout: client) sends the amplified bytes over its NICs.
-  const double cap = tier.per_node() ? drive : write ? nics / tier.client_write_traffic() : nics;
+  const double link = tier.per_node() ? drive : write ? nics / tier.client_write_traffic() : nics;
+  const double cap = std::min(link, requests_cap);
   for (const auto& g : groups) clients.push_back({g.nodes, g.bytes_per_node, cap});
   const double shared = tier.per_node() ? std::numeric_limits<double>::infinity() : drive;
-  return static_cast<double>(tier.latency_ns) / 1e9 + storage::shared_transfer(clients, shared).seconds;
+  return {latency_s + std::max(storage::shared_transfer(clients, shared).seconds, metadata_s), {}};
+}
+
+}  // namespace
+
+double tier_transfer_s(const storage::TierSpec& tier, const topo::ClusterSpec& cluster, int job_nodes,
+                       const std::vector<train::CheckpointSize::StageRead>& groups, bool write, std::uint64_t seed,
+                       const TransferRequests& requests) {
+  return transfer(tier, cluster, job_nodes, groups, write, seed, requests).seconds;
 }
 
 RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>& checkpoint,
                   const storage::TierSpec* tier, const FailureSpec& failures, const train::TrainingSpec& spec,
-                  const train::TrainingResult& step, double data_stall_s, const topo::NodeSpec& node, int cluster_nodes,
-                  std::uint64_t seed) {
+                  const train::TrainingResult& step, double data_stall_s, const topo::ClusterSpec& cluster,
+                  std::uint64_t seed, const StepOn& step_on) {
+  const topo::NodeSpec& node = cluster.node;
+  const int cluster_nodes = cluster.nodes;
   RunSetup s;
   RunInputs& in = s.inputs;
   in.step_ns = ns(step.step_seconds + data_stall_s);
@@ -71,11 +108,30 @@ RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>
                           "room for one checkpoint of " + tb(stored) + (tier->per_node() ? " per node" : ""),
                           "a tier of " + tb(capacity));
     }
-    s.write_s = tier_transfer_s(*tier, node, {{size.writing_nodes, size.bytes_per_writing_node}}, true);
-    s.restore_s = tier_transfer_s(*tier, node, size.reads, false);
+    // A file a writing rank (PyTorch DCP's __<rank>_0.distcp), and the checkpoint's metadata file;
+    // on restore every rank opens its own.
+    const double per_gpu = size.bytes_per_writing_gpu > 0 ? size.bytes_per_writing_gpu : size.bytes_per_writing_node;
+    const double writing_ranks = per_gpu > 0 ? std::round(size.bytes / per_gpu) : 0;
+    const int ranks_per_writing_node =
+        per_gpu > 0 ? std::max(1, static_cast<int>(std::round(size.bytes_per_writing_node / per_gpu))) : 1;
+    const TierTransfer write = transfer(*tier, cluster, nodes, {{size.writing_nodes, size.bytes_per_writing_node}},
+                                        true, seed, {ranks_per_writing_node, writing_ranks + 1});
+    s.write_s = write.seconds;
+    s.restore_s =
+        tier_transfer_s(*tier, cluster, nodes, size.reads, false, seed, {node.gpus, static_cast<double>(spec.gpus)});
     if (checkpoint->async) {
       s.block_s = size.bytes_per_writing_gpu / node.pcie_bytes_per_s;
       s.drain_s = s.write_s;
+      if (tier->on_fabric() && step_on) {
+        // The steps behind the drain run on what it leaves of the links: a step of drain_step_s
+        // does step_seconds of work, so the drain's span loses (1 - step / drain_step) of itself.
+        s.drain_link_load = write.link_load;
+        s.drain_step_s = step_on(storage::sharing_links(cluster, write.link_load));
+        if (s.drain_step_s > step.step_seconds) {
+          s.drain_slowdown_s = s.drain_s * (1 - step.step_seconds / s.drain_step_s);
+          s.block_s += s.drain_slowdown_s;
+        }
+      }
     } else {
       s.block_s = s.write_s;
     }

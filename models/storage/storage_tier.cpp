@@ -1,12 +1,18 @@
 #include "models/storage/storage_tier.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace fathom::storage {
 
 double TierSpec::write_amplification() const {
   const double erasure = data_shards > 0 ? static_cast<double>(data_shards + parity_shards) / data_shards : 1.0;
   return replicas * erasure;
+}
+
+double TierSpec::request_bound_bytes_per_s() const {
+  if (kind != TierKind::kObjectStore || latency_ns <= 0) return std::numeric_limits<double>::infinity();
+  return parts_in_flight * part_bytes / (static_cast<double>(latency_ns) / 1e9);
 }
 
 ServerBounds server_bounds(const TierSpec& t) {
@@ -132,6 +138,27 @@ const std::vector<params::Parameter<TierSpec>>& tier_parameters() {
        "server",
        {},
        "server client"},
+      {"metadata_ops", Quantity::kNumber, FATHOM_PARAMETER_MEMBER(TierSpec, metadata_ops),
+       "file creates and opens per second its metadata service serves (a Lustre MDS, GlusterFS's bricks): a "
+       "checkpoint creates a file per writing rank, a restore opens one per rank, data loading one per file read",
+       "0: not a bound"},
+      {"part_size", Quantity::kBytes, FATHOM_PARAMETER_MEMBER(TierSpec, part_bytes),
+       "object_store: a multipart upload's part, and a ranged read's",
+       "8 MiB: boto3's and the AWS CLI's multipart_chunksize"},
+      {"parts_in_flight", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(TierSpec, parts_in_flight),
+       "object_store: requests each writing or reading rank keeps in flight; with `latency` they bound its rate to "
+       "parts_in_flight x part_size / latency",
+       "10: boto3's max_concurrency and the AWS CLI's max_concurrent_requests"},
+      {"attach",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_MEMBER(TierSpec, attach),
+       "where a shared tier's traffic travels: storage_network (a network of its own) or fabric (its servers on "
+       "storage leaves of the compute fabric, sharing its links; needs servers:)",
+       "storage_network",
+       {},
+       "storage_network fabric"},
+      {"client_network", Quantity::kBandwidth, FATHOM_PARAMETER_MEMBER(TierSpec, client_network_bytes_per_s),
+       "each node's bandwidth to a storage network (its storage NICs, per direction)", "0: the node's scale-out NICs"},
   };
   return declared;
 }

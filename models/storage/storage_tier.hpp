@@ -15,6 +15,12 @@
 // servers of the erasure set; with `fanout: client` (GlusterFS's replicate and disperse
 // translators, Lustre's striping) the client writes every copy or fragment to its server, so a
 // client's NICs carry the amplified bytes and servers forward nothing.
+//
+// Where a shared tier's traffic travels (`attach`): on a storage network of its own, reached
+// through each node's scale-out NICs or its own storage NICs (`client_network`), where a client
+// is capped by those NICs and the tier by its aggregate; or on the compute fabric itself, where
+// its servers hang off storage leaves and its traffic crosses the same NIC, leaf and spine links
+// as the training job's (models/storage/fabric_transfer.hpp).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +33,7 @@ namespace fathom::storage {
 
 enum class TierKind { kLocalNvme, kParallelFs, kObjectStore };
 enum class Fanout { kServer, kClient };
+enum class Attachment { kStorageNetwork, kFabric };
 
 struct TierSpec {
   std::string name;    // the scenario's key under `storage:`
@@ -50,6 +57,11 @@ struct TierSpec {
   double network_bytes_per_s = 0;          // each server's NICs, per direction
   double backend_network_bytes_per_s = 0;  // a separate server-to-server network; 0: they share `network`
   Fanout fanout = Fanout::kServer;
+  double metadata_ops = 0;              // file creates and opens per second its metadata service serves; 0: no bound
+  double part_bytes = 8 * 1024 * 1024;  // object_store: a multipart upload's part (boto3's default 8 MiB)
+  int parts_in_flight = 10;             // object_store: requests a writer or reader keeps in flight (boto3: 10)
+  Attachment attach = Attachment::kStorageNetwork;
+  double client_network_bytes_per_s = 0;  // each node's link to a storage network; 0: its scale-out NICs
 
   bool per_node() const { return kind == TierKind::kLocalNvme; }
   // Raw bytes written per byte stored: replicas, times (data + parity) / data with erasure coding.
@@ -57,6 +69,19 @@ struct TierSpec {
   double client_write_bytes_per_s() const { return write_bytes_per_s / write_amplification(); }
   // What a client's NICs carry per byte it writes: the amplification when it writes the copies.
   double client_write_traffic() const { return fanout == Fanout::kClient ? write_amplification() : 1.0; }
+  // A node's link to the tier on a storage network: its storage NICs, else `node_nics` (its
+  // scale-out NICs, per direction).
+  double client_link_bytes_per_s(double node_nics) const {
+    return client_network_bytes_per_s > 0 ? client_network_bytes_per_s : node_nics;
+  }
+  bool on_fabric() const { return attach == Attachment::kFabric; }
+  // One writer's (or reader's) rate as its requests allow: an object store's client keeps
+  // parts_in_flight parts moving, each waiting one request latency first (Little's law), so it
+  // moves at most parts_in_flight x part_size per latency. Infinity for a file system, or without
+  // a latency.
+  double request_bound_bytes_per_s() const;
+  // Seconds the metadata service takes to create or open `files` (0 without metadata_ops).
+  double metadata_s(double files) const { return metadata_ops > 0 ? files / metadata_ops : 0; }
 };
 
 // One server's client-facing rates when every server is equally busy, and what bounds each:

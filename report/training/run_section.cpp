@@ -123,20 +123,35 @@ void write_data_json(sim::JsonWriter& j, const TrainingReport& report) {
   j.end_object();
 }
 
+// Where the checkpoint's tier carries its traffic: "fabric" or "storage_network".
+std::string_view checkpoint_attach(const scenario::Scenario& s) {
+  for (const storage::TierSpec& t : s.storage) {
+    if (s.checkpoint && t.name == s.checkpoint->tier) return t.on_fabric() ? "fabric" : "storage_network";
+  }
+  return "storage_network";
+}
+
 void write_whole_run_summary(std::FILE* out, const TrainingReport& report) {
   if (!report.run_setup) return;
   const rel::RunSetup& setup = *report.run_setup;
   const scenario::Scenario& s = report.scenario;
   if (setup.checkpoint && s.checkpoint) {
     const auto& c = *setup.checkpoint;
-    std::fprintf(out, "\ncheckpoint %.4g TB (%s, %s) to tier %s: written by %d nodes in %s; restore %s\n",
+    std::fprintf(out, "\ncheckpoint %.4g TB (%s, %s) to tier %s%s: written by %d nodes in %s; restore %s\n",
                  c.bytes / 1e12, s.checkpoint->sharded ? "sharded" : "gathered", s.checkpoint->async ? "async" : "sync",
-                 s.checkpoint->tier.c_str(), c.writing_nodes, duration_text(setup.write_s).c_str(),
-                 duration_text(setup.restore_s).c_str());
+                 s.checkpoint->tier.c_str(), checkpoint_attach(s) == "fabric" ? " over the fabric" : "",
+                 c.writing_nodes, duration_text(setup.write_s).c_str(), duration_text(setup.restore_s).c_str());
     std::fprintf(out, "  blocks the steps %s each; every %d steps (%s); Young %s, Daly %s of work\n",
                  duration_text(setup.block_s).c_str(), setup.interval_steps,
                  s.checkpoint->auto_interval ? "auto: Daly's" : "as set", duration_text(setup.young_s).c_str(),
                  duration_text(setup.daly_s).c_str());
+    if (setup.drain_step_s > 0) {
+      std::fprintf(out,
+                   "  the drain shares the fabric (%.1f%% of the NIC links it crosses, %.1f%% leaf-spine): a step "
+                   "takes %s behind it, %s lost per checkpoint\n",
+                   100 * setup.drain_link_load[0], 100 * setup.drain_link_load[1],
+                   duration_text(setup.drain_step_s).c_str(), duration_text(setup.drain_slowdown_s).c_str());
+    }
   }
   if (!report.run) return;
   const rel::RunResult& r = *report.run;
@@ -179,6 +194,8 @@ void write_whole_run_json(sim::JsonWriter& j, const TrainingReport& report) {
     j.begin_object();
     j.key("tier");
     j.value(s.checkpoint->tier);
+    j.key("attach");
+    j.value(checkpoint_attach(s));
     j.key("bytes");
     j.value(c.bytes);
     j.key("writing_nodes");
@@ -195,6 +212,19 @@ void write_whole_run_json(sim::JsonWriter& j, const TrainingReport& report) {
     j.value(setup.drain_s);
     j.key("restore_s");
     j.value(setup.restore_s);
+    j.key("drain_step_s");
+    j.value(setup.drain_step_s);
+    j.key("drain_slowdown_s");
+    j.value(setup.drain_slowdown_s);
+    j.key("drain_link_load");
+    j.begin_object();
+    j.key("nic_leaf");
+    j.value(setup.drain_link_load[0]);
+    j.key("leaf_spine");
+    j.value(setup.drain_link_load[1]);
+    j.key("spine_core");
+    j.value(setup.drain_link_load[2]);
+    j.end_object();
     j.key("interval_steps");
     j.value(setup.interval_steps);
     j.key("young_interval_s");

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/storage/fabric_transfer.hpp"
 #include "report/cost/cost_report.hpp"
 #include "report/training/training_labels.hpp"
 
@@ -123,9 +124,13 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
   if (s.data) {
     const double tokens = s.run && s.run->tokens > 0 ? s.run->tokens : s.training.tokens;
     const double steps = std::ceil(tokens / (static_cast<double>(s.training.global_batch) * s.training.sequence));
-    report.data = train::plan_data_loading(*s.data, *tier_named(s.data->tier),
-                                           s.data->cache.empty() ? nullptr : tier_named(s.data->cache), s.training,
-                                           s.cluster.node, report.result.step_seconds, steps);
+    const storage::TierSpec& tier = *tier_named(s.data->tier);
+    const int job_nodes = (s.training.gpus + s.cluster.node.gpus - 1) / std::max(1, s.cluster.node.gpus);
+    const auto fabric_read = [&](int nodes, double bytes_per_node) {
+      return storage::fabric_transfer(s.cluster, tier, job_nodes, {{nodes, bytes_per_node}}, false, s.seed).seconds;
+    };
+    report.data = train::plan_data_loading(*s.data, tier, s.data->cache.empty() ? nullptr : tier_named(s.data->cache),
+                                           s.training, s.cluster.node, report.result.step_seconds, steps, fabric_read);
     // The step's figures stay the accelerators' and the fabric's; the time to train waits for the data too.
     stall_s = report.data->stall_s;
     const double slower = (report.result.step_seconds + stall_s) / report.result.step_seconds;
@@ -134,9 +139,13 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
   }
   if (s.run || s.checkpoint) {
     try {
-      report.run_setup = rel::plan_run(s.run.value_or(rel::RunSpec{}), s.checkpoint,
-                                       s.checkpoint ? tier_named(s.checkpoint->tier) : nullptr, s.failures, s.training,
-                                       report.result, stall_s, s.cluster.node, s.cluster.nodes, s.seed);
+      report.run_setup = rel::plan_run(
+          s.run.value_or(rel::RunSpec{}), s.checkpoint, s.checkpoint ? tier_named(s.checkpoint->tier) : nullptr,
+          s.failures, s.training, report.result, stall_s, s.cluster, s.seed, [&](const topo::ClusterSpec& shared) {
+            // Not through the planner's cache: a cluster of its own per drain.
+            return train::simulate_training_step(s.training, s.accelerator, shared, s.collectives, s.seed, {})
+                .step_seconds;
+          });
     } catch (const rel::RunSetupError& e) {
       const auto it = s.locations.find(e.key());
       const auto at = it != s.locations.end() ? it->second : s.locations.at("workload");

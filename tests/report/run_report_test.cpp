@@ -91,27 +91,46 @@ TEST_CASE("the production run: tiers, spares and the checkpoint store's availabi
   REQUIRE(r.availability->closed_form == std::nullopt);  // a failover time: simulated only
   CHECK(r.availability->simulated.mean > 0.999);
   REQUIRE(r.run_setup.has_value());
-  // A replica-3 volume: clients write at a third of the raw 400 GB/s, shared by 2,048 nodes whose
-  // 2 x 100 Gb/s NICs are far above their share.
-  const double bytes = r.run_setup->checkpoint->bytes;
-  CHECK(r.run_setup->write_s == doctest::Approx(1e-3 + bytes / (400e9 / 3)).epsilon(1e-9));
   CHECK(r.run->inputs.spares == 32);
   CHECK(r.run->inputs.checkpoint_interval == 1000);
+  // On a storage network of its own, a replica-3 volume: clients write at a third of the raw
+  // 400 GB/s, shared by 2,048 nodes whose 2 x 100 Gb/s NICs are far above their share.
+  const report::TrainingReport apart = report::evaluate_training(
+      scenario::load_scenario(example("production-2048-nodes-run.yaml"),
+                              {"workload.run.replications=4", "storage.gluster.attach=storage_network"}));
+  const double bytes = apart.run_setup->checkpoint->bytes;
+  const double closed_form = 1e-3 + bytes / (400e9 / 3);
+  CHECK(apart.run_setup->write_s == doctest::Approx(closed_form).epsilon(1e-9));
+  // On the fabric the same servers sit behind one storage leaf whose 8 uplinks carry exactly their
+  // 400 GB/s: the ECMP hash of 4,096 NIC flows over 8 spines loads some uplinks more, never less.
+  CHECK(r.run_setup->write_s > closed_form);
+  CHECK(r.run_setup->write_s < 1.2 * closed_form);
 }
 
 TEST_CASE("a data stall lengthens the time to train and the run's steps, outside the effective training time") {
   // The production run with its samples 10 MB each from the GlusterFS tier: 16 samples a loading
   // node, 160 MB at the 512 loading nodes' share of 400 GB/s (781 MB/s): 0.2 s, well under the
   // step, so no stall; then with the tier at 4 GB/s, 20.5 s a read: the step waits the difference.
+  // The tier on a storage network of its own, where the closed form is exact.
   const std::vector<std::string> sets = {"workload.run.replications=2", "workload.data.bytes_per_token=0",
-                                         "workload.data.bytes_per_sample=10MB"};
+                                         "workload.data.bytes_per_sample=10MB",
+                                         "storage.gluster.attach=storage_network"};
   const report::TrainingReport fast =
       report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), sets));
   REQUIRE(fast.data.has_value());
   CHECK(fast.data->cold.seconds == doctest::Approx(160e6 / (400e9 / 512)));
   CHECK(fast.data->stall_s == 0);
+  // On the fabric the 512 loading nodes read through it at once: its links and the ECMP hash can
+  // only slow the read.
+  std::vector<std::string> on_fabric = sets;
+  on_fabric.back() = "storage.gluster.attach=fabric";
+  const report::TrainingReport shared =
+      report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), on_fabric));
+  CHECK(shared.data->cold.limit == "fabric");
+  CHECK(shared.data->cold.seconds >= fast.data->cold.seconds);
+  CHECK(shared.data->cold.seconds < 1.5 * fast.data->cold.seconds);
   std::vector<std::string> slow_sets = sets;
-  slow_sets.push_back("storage.gluster.read_bandwidth=4GB/s");
+  slow_sets.push_back("storage.gluster.network=2Gbps");  // 16 servers x 250 MB/s: 4 GB/s
   const report::TrainingReport slow =
       report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), slow_sets));
   const double read = 160e6 / (4e9 / 512);
@@ -157,4 +176,25 @@ TEST_CASE("a whole run's cost: its wall time, the spare nodes bought beside the 
   };
   CHECK(without_racks(*none.cost) == doctest::Approx(without_racks(c) - 32 * s.cost->node_usd));
   CHECK(none.cost->power_w_it_peak == doctest::Approx(c.power_w_it_peak - 32 * s.cost->node_watts));
+}
+
+TEST_CASE("an asynchronous drain on the fabric slows the steps behind it; on its own network it does not") {
+  const std::vector<std::string> async = {"workload.run.replications=2", "workload.checkpoint.mode=async"};
+  const report::TrainingReport r =
+      report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), async));
+  REQUIRE(r.run_setup.has_value());
+  const rel::RunSetup& s = *r.run_setup;
+  CHECK(s.drain_link_load[0] > 0);
+  CHECK(s.drain_step_s > r.result.step_seconds);
+  // The drain's span loses (1 - step / slowed step) of itself, and the steps wait that much more.
+  CHECK(s.drain_slowdown_s == doctest::Approx(s.drain_s * (1 - r.result.step_seconds / s.drain_step_s)));
+  const double copy = s.checkpoint->bytes_per_writing_gpu / r.scenario.cluster.node.pcie_bytes_per_s;
+  CHECK(s.block_s == doctest::Approx(copy + s.drain_slowdown_s));
+
+  std::vector<std::string> own = async;
+  own.push_back("storage.gluster.attach=storage_network");
+  const report::TrainingReport apart =
+      report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), own));
+  CHECK(apart.run_setup->drain_step_s == 0);
+  CHECK(apart.run_setup->block_s == doctest::Approx(copy));
 }

@@ -226,3 +226,40 @@ TEST_CASE("storage catalog: every entry has its sources; a tier starts from one 
   CHECK(e.key_path() == "storage.minio.entry");
   CHECK(std::string(e.what()).find("minio-32-i3en") != std::string::npos);
 }
+
+TEST_CASE("a tier on the fabric needs its servers; client_network is for a storage network") {
+  const std::string servers =
+      "{kind: parallel_fs, servers: 4, drives: 8, drive_read: 5GB/s, drive_write: 3GB/s, network: 25GB/s, "
+      "fanout: client, replicas: 3";
+  std::string text = run_scenario("", "");
+  text.replace(text.find("workload:"), 0, "  fs: " + servers + ", attach: fabric}\n");
+  const Scenario s = load_text(text);
+  CHECK(s.storage[2].on_fabric());
+  std::string aggregate = run_scenario("", "");
+  aggregate.replace(aggregate.find("workload:"), 0,
+                    "  fs: {kind: parallel_fs, read_bandwidth: 40GB/s, write_bandwidth: 40GB/s, attach: fabric}\n");
+  CHECK(load_error(aggregate).key_path() == "storage.fs.attach");
+  std::string both = run_scenario("", "");
+  both.replace(both.find("workload:"), 0, "  fs: " + servers + ", attach: fabric, client_network: 50GB/s}\n");
+  CHECK(load_error(both).key_path() == "storage.fs.client_network");
+  std::string word = run_scenario("", "");
+  word.replace(word.find("workload:"), 0, "  fs: " + servers + ", attach: spine}\n");
+  CHECK(load_error(word).key_path() == "storage.fs.attach");
+}
+
+TEST_CASE("a negative rate is an error at its key; spares keeps its -1") {
+  for (const char* key : {"iops", "metadata_ops"}) {
+    std::string text = run_scenario("", "");
+    text.replace(
+        text.find("workload:"), 0,
+        "  fs: {kind: parallel_fs, read_bandwidth: 4GB/s, write_bandwidth: 4GB/s, " + std::string(key) + ": -5}\n");
+    const ScenarioError e = load_error(text);
+    CHECK(e.key_path() == "storage.fs." + std::string(key));
+    CHECK(std::string(e.what()).find("0 or more") != std::string::npos);
+  }
+  CHECK(
+      load_error(run_scenario("  data: {tier: gluster, bytes_per_token: 2, samples_per_file: -1}\n", "")).key_path() ==
+      "workload.data.samples_per_file");
+  const Scenario s = load_text(run_scenario("  run: {replications: 2}\n", "failures:\n  spares: -1\n"));
+  CHECK(s.failures.spares == -1);
+}

@@ -12,6 +12,7 @@
 #include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
 #include "scenarios/scenario.hpp"
+#include "scenarios/storage_catalog.hpp"
 #include "scenarios/user_catalogs.hpp"
 
 using fathom::scenario::catalog_origin;
@@ -184,4 +185,47 @@ TEST_CASE("mistakes in a user catalog are reported at the user's file and line")
                        ScenarioError);
   CHECK_THROWS_WITH_AS(ScopedCatalogs({(dir / "missing").string()}), doctest::Contains("which is not a folder"),
                        ScenarioError);
+}
+
+TEST_CASE("a user catalog's storage.yaml adds tiers that a scenario starts from with entry:") {
+  const fs::path root = scratch("storage");
+  fs::create_directories(root / "cat");
+  write_catalog(root / "cat");
+  write(root / "cat" / "storage.yaml", R"(site-lustre:
+  source: "our site's Lustre, for the test"
+  kind: parallel_fs
+  servers: 8
+  drives: 12
+  drive_read: 6GB/s
+  drive_write: 3GB/s
+  network: 200Gbps
+  fanout: client
+  metadata_ops: 50000
+minio-wider:
+  entry: minio-32-i3en
+  network: 200Gbps
+)");
+  std::string text = kScenario;
+  text.replace(text.find("workload:"), 0, "storage:\n  scratch: {entry: site-lustre}\n  s3: {entry: minio-wider}\n");
+  write(root / "run.yaml", text);
+  const auto s = load_scenario((root / "run.yaml").string());
+  REQUIRE(s.storage.size() == 2);
+  CHECK(s.storage[0].metadata_ops == 50000);
+  CHECK(s.storage[0].read_bytes_per_s == doctest::Approx(8 * 25e9));  // the servers' NICs bound it
+  CHECK(s.storage[0].source == "our site's Lustre, for the test");
+  // An entry over a built-in one keeps its sources and is derived again from its servers.
+  const auto& minio = fathom::scenario::catalog_tiers().front();
+  CHECK(s.storage[1].source == minio.source);
+  CHECK(s.storage[1].read_bytes_per_s > minio.read_bytes_per_s);
+  {
+    const ScopedCatalogs scope({(root / "cat").string()});
+    CHECK(catalog_origin("storage", "site-lustre") == (root / "cat" / "storage.yaml").string());
+    CHECK(catalog_origin("storage", "minio-32-i3en") == std::string(fathom::scenario::kStorageCatalogFile));
+  }
+  CHECK(fathom::scenario::find_catalog_tier("site-lustre") == nullptr);
+
+  write(root / "cat" / "storage.yaml",
+        "no-source:\n  kind: parallel_fs\n  read_bandwidth: 1GB/s\n"
+        "  write_bandwidth: 1GB/s\n");
+  CHECK_THROWS_WITH_AS(ScopedCatalogs({(root / "cat").string()}), doctest::Contains("source"), ScenarioError);
 }

@@ -51,6 +51,10 @@ const std::vector<params::Parameter<DataSpec>>& data_parameters() {
       {"prefetch", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(DataSpec, prefetch),
        "batches each worker prepares ahead; 0: the step waits for its whole read",
        "2: PyTorch DataLoader's prefetch_factor default"},
+      {"samples_per_file", Quantity::kNumber, FATHOM_PARAMETER_MEMBER(DataSpec, samples_per_file),
+       "samples in each file of the dataset: a loader opens a file (one metadata operation on the tier) per this "
+       "many samples it reads (1: a file per sample, as an image folder); 0: a few large files opened once",
+       "0: Megatron-LM's indexed dataset (one .bin file, memory-mapped)"},
       {"dataset", Quantity::kBytes, FATHOM_PARAMETER_MEMBER(DataSpec, dataset_bytes),
        "the dataset's size, for how many passes the run makes over it; 0: no sample is read twice",
        "0: one pass (LLM pre-training)"},
@@ -59,7 +63,8 @@ const std::vector<params::Parameter<DataSpec>>& data_parameters() {
 }
 
 DataLoading plan_data_loading(const DataSpec& data, const storage::TierSpec& tier, const storage::TierSpec* cache,
-                              const TrainingSpec& spec, const topo::NodeSpec& node, double step_s, double steps) {
+                              const TrainingSpec& spec, const topo::NodeSpec& node, double step_s, double steps,
+                              const FabricRead& fabric_read) {
   const double sample = data.sample_bytes(spec.sequence);
   if (!(sample > 0))
     throw std::invalid_argument("plan_data_loading: a sample's size (bytes_per_sample or bytes_per_token)");
@@ -85,20 +90,32 @@ DataLoading plan_data_loading(const DataSpec& data, const storage::TierSpec& tie
   d.tier_iops = tier.per_node() ? tier.iops * job_nodes : tier.iops;
 
   // A node's share of the tier: the tier's aggregate split among the loading nodes, capped by
-  // the node's NICs (a shared tier), or the node's own drives (local_nvme).
-  const double nics = node.nics * node.nic_bytes_per_s;
-  const double tier_share = tier.per_node() ? tier.read_bytes_per_s : tier.read_bytes_per_s / loading;
-  const bool nic_bound = !tier.per_node() && nics > 0 && nics < tier_share;
-  const double bandwidth = nic_bound ? nics : tier_share;
+  // the node's link to it (a shared tier), or the node's own drives (local_nvme); on the fabric,
+  // what the fabric's links and the servers' ports give every loading node reading at once.
+  const double nics = tier.client_link_bytes_per_s(node.nics * node.nic_bytes_per_s);
+  double bandwidth = tier.per_node() ? tier.read_bytes_per_s : tier.read_bytes_per_s / loading;
+  const char* bandwidth_limit = "tier bandwidth";
+  if (tier.on_fabric()) {
+    if (!fabric_read) throw std::invalid_argument("plan_data_loading: a tier on the fabric needs the fabric's read");
+    bandwidth = d.bytes_per_node / fabric_read(d.loading_nodes, d.bytes_per_node);
+    bandwidth_limit = "fabric";
+  } else if (!tier.per_node() && nics > 0 && nics < bandwidth) {
+    bandwidth = nics;
+    bandwidth_limit = tier.client_network_bytes_per_s > 0 ? "storage NICs" : "NICs";
+  }
   const double iops = tier.per_node() ? tier.iops : tier.iops / loading;
+  // Opening the files the samples are in: the tier's metadata service, shared by the loading nodes.
+  const double opens = data.samples_per_file > 0 ? d.samples_per_node / data.samples_per_file : 0;
+  const double metadata_ops = tier.per_node() ? tier.metadata_ops : tier.metadata_ops / loading;
   const double in_flight = static_cast<double>(data.workers) * d.loaders_per_node;
 
   // `hit` of the node's step read served by the cache, the rest by the tier.
   const auto read = [&](double hit) {
     Bound b;
     const double miss = 1 - hit;
-    b.at_least(miss * d.bytes_per_node / bandwidth, nic_bound ? "NICs" : "tier bandwidth");
+    b.at_least(miss * d.bytes_per_node / bandwidth, bandwidth_limit);
     if (iops > 0) b.at_least(miss * d.requests_per_node / iops, "IOPS");
+    if (metadata_ops > 0) b.at_least(miss * opens / metadata_ops, "metadata");
     double latency = miss * d.requests_per_node * static_cast<double>(tier.latency_ns) / 1e9;
     if (cache != nullptr && hit > 0) {
       b.at_least(hit * d.bytes_per_node / cache->read_bytes_per_s, "cache");

@@ -6,9 +6,13 @@
 //
 // A node's read of one step is bound by whichever of its devices is slowest:
 //   - bandwidth: the tier's aggregate read rate shared by every loading node (max-min, equal
-//     shares), each capped by its NICs; a local_nvme tier is the node's own drives;
+//     shares), each capped by its link to the tier (its storage NICs, else its scale-out NICs);
+//     a tier on the compute fabric: every loading node's read simulated at once on the fabric's
+//     links (storage::fabric_transfer); a local_nvme tier is the node's own drives;
 //   - IOPS: the tier's random-read rate shared the same way; shuffled samples are one request
 //     each (or several, above the request size), sequential reads are requests of that size;
+//   - metadata: a file opened per samples_per_file samples, at the tier's metadata_ops shared the
+//     same way (a file system's metadata server; images stored one per file);
 //   - latency: each loader worker keeps one request in flight (Little's law), so a node with
 //     W workers over L loading ranks completes at most W*L / latency requests per second.
 // A node-local cache (a local_nvme tier) keeps what was read: the first pass over the dataset is
@@ -17,6 +21,7 @@
 // for what its read takes beyond the step itself (with prefetch 0, for the whole read).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +43,7 @@ struct DataSpec {
   double request_bytes = 1 << 20;  // the largest read request; sequential reads are this size
   int workers = 2;                 // loader worker processes per loading rank
   int prefetch = 2;                // batches each worker prepares ahead; 0: the step waits for every read
+  double samples_per_file = 0;     // a file opened (one metadata operation) per this many samples; 0: never
   double dataset_bytes = 0;        // the dataset; 0: no sample is read twice (one pass)
 
   double sample_bytes(int sequence) const {
@@ -51,7 +57,8 @@ const std::vector<params::Parameter<DataSpec>>& data_parameters();
 // One step's read at one loading node.
 struct NodeRead {
   double seconds = 0;
-  std::string limit;  // what bounds it: "tier bandwidth", "NICs", "IOPS", "latency", "cache"
+  std::string limit;  // what bounds it: "tier bandwidth", "NICs", "storage NICs", "fabric" (the tier on the fabric),
+                      // "IOPS", "latency", "cache"
 };
 
 struct DataLoading {
@@ -74,10 +81,15 @@ struct DataLoading {
   double load_per_sample_s = 0;  // cold: a node's read time per sample it reads
 };
 
+// Seconds for `nodes` loading nodes to read `bytes_per_node` each from a tier on the fabric, all at
+// once (storage::fabric_transfer, without the request latency).
+using FabricRead = std::function<double(int nodes, double bytes_per_node)>;
+
 // `tier`: the data's tier; `cache`: the node-local cache's tier (null: none); `step_s`: the
-// simulated step; `steps`: the run's steps (0: unknown, read cold throughout).
-// std::invalid_argument when the samples have no size.
+// simulated step; `steps`: the run's steps (0: unknown, read cold throughout); `fabric_read`:
+// required when the tier is on the fabric. std::invalid_argument when the samples have no size.
 DataLoading plan_data_loading(const DataSpec& data, const storage::TierSpec& tier, const storage::TierSpec* cache,
-                              const TrainingSpec& spec, const topo::NodeSpec& node, double step_s, double steps);
+                              const TrainingSpec& spec, const topo::NodeSpec& node, double step_s, double steps,
+                              const FabricRead& fabric_read = {});
 
 }  // namespace fathom::train

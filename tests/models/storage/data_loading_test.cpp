@@ -164,3 +164,19 @@ TEST_CASE("a whole run's kept steps split into training and waiting for data, ex
   in.data_stall_ns = in.step_ns;
   CHECK_THROWS_AS(rel::simulate_run(in), std::invalid_argument);
 }
+
+TEST_CASE("a file opened per sample waits for the tier's metadata service") {
+  // 80 loading nodes share 8,000 opens a second: 100 each, and 16 samples a node take 0.16 s.
+  DataSpec data = samples_of(1e6);
+  data.samples_per_file = 1;
+  storage::TierSpec fs = shared_tier(400e9);
+  fs.metadata_ops = 8000;
+  const DataLoading d = plan_data_loading(data, fs, nullptr, spec_on_80_nodes(), node_with_nics(50e9), 10, 0);
+  CHECK(d.cold.seconds == doctest::Approx(0.16));
+  CHECK(d.cold.limit == "metadata");
+  // Files of 100 samples: 0.16 opens a node, and its share of the bandwidth (5 GB/s) bounds it again.
+  data.samples_per_file = 100;
+  const DataLoading packed = plan_data_loading(data, fs, nullptr, spec_on_80_nodes(), node_with_nics(50e9), 10, 0);
+  CHECK(packed.cold.seconds == doctest::Approx(16e6 / 5e9));
+  CHECK(packed.cold.limit == "tier bandwidth");
+}
