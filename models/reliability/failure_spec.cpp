@@ -144,6 +144,10 @@ const std::vector<params::Parameter<ComponentRate>>& component_parameters() {
        "the default table",
        {},
        "gpu node nic"},
+      {"calendar", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ComponentRate, calendar),
+       "the class comes on a calendar, every mtbf / units exactly (planned maintenance windows), from a phase each "
+       "replication draws uniformly; shape is then unused",
+       "false: a renewal process of the given shape"},
       {"takes_node", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ComponentRate, takes_node),
        "the failed node leaves for repair and a spare takes its place", "the default table"},
   };

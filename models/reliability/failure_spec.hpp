@@ -31,8 +31,11 @@ struct ComponentRate {
   Unit unit = Unit::kGpu;
   double mtbf_s = 0;           // per unit; 0: never fails
   double weibull_shape = 1.0;  // 1: exponential
-  bool takes_node = false;     // the node leaves for repair and a spare must take its place
-  bool planned = false;        // announced: the run checkpoints first and loses no work
+  // A calendar (a maintenance window): the class comes every mtbf / units exactly, at a phase
+  // each replication draws uniformly (the run starts anywhere in the calendar); the shape is unused.
+  bool calendar = false;
+  bool takes_node = false;  // the node leaves for repair and a spare must take its place
+  bool planned = false;     // announced: the run checkpoints first and loses no work
   // This class's own detection (a crash the launcher sees at once, a hang only the watchdog
   // catches); -1: FailureSpec::detection_ns.
   std::int64_t detection_ns = -1;

@@ -159,7 +159,10 @@ class Replicator {
     if (!(rate.mtbf_s > 0) || units <= 0) return kNever;
     const double mean = rate.mtbf_s / static_cast<double>(units);
     double gap;
-    if (rate.weibull_shape == 1.0) {
+    if (rate.calendar) {  // the first window at a uniform phase, then one every period
+      gap = started_[static_cast<std::size_t>(c)] ? mean : random_.uniform01() * mean;
+      started_[static_cast<std::size_t>(c)] = true;
+    } else if (rate.weibull_shape == 1.0) {
       gap = random_.exponential(mean);
     } else {
       const double scale = mean / std::tgamma(1.0 + 1.0 / rate.weibull_shape);
@@ -262,6 +265,7 @@ class Replicator {
   bool record_ = false;
   std::int64_t block_ = 0, period_ = 0, horizon_ = 0;
   std::int64_t next_[kComponents]{};
+  bool started_[kComponents]{};  // a calendar class has drawn its phase
   int free_spares_ = 0;
   int restarts_ = 0;
   std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> repairs_;

@@ -95,6 +95,13 @@ void write_data_summary(std::FILE* out, const TrainingReport& report) {
                d.warm.limit.c_str(), 100 * d.hit_rate, 100 * d.cold_fraction);
   std::fprintf(out, "  stall %s per step (%.2f%% of the step with it); load %s per sample cold\n",
                duration_text(d.stall_s).c_str(), 100 * d.stall_fraction, duration_text(d.load_per_sample_s).c_str());
+  if (d.traffic_step_s > 0) {
+    std::fprintf(out,
+                 "  the read shares the fabric (%.3g%% of the NIC links it crosses over a step): a step takes %s "
+                 "beside it, %s more\n",
+                 100 * d.link_load[0], duration_text(d.traffic_step_s).c_str(),
+                 duration_text(d.traffic_slowdown_s).c_str());
+  }
 }
 
 void write_data_json(sim::JsonWriter& j, const TrainingReport& report) {
@@ -120,6 +127,8 @@ void write_data_json(sim::JsonWriter& j, const TrainingReport& report) {
   j.member("stall_s", d.stall_s);
   j.member("data_stall_fraction", d.stall_fraction);
   j.member("load_per_sample_s", d.load_per_sample_s);
+  j.member("traffic_step_s", d.traffic_step_s);
+  j.member("traffic_slowdown_s", d.traffic_slowdown_s);
   j.end_object();
 }
 

@@ -120,32 +120,44 @@ TrainingReport evaluate_training(const scenario::Scenario& s, std::vector<std::s
     }
     return nullptr;
   };
+  // The step on the same cluster with its fabric's links at other rates (what storage traffic
+  // leaves them); not through the planner's cache, which would keep a cluster per transfer.
+  const auto step_on = [&](const topo::ClusterSpec& shared) {
+    return train::simulate_training_step(s.training, s.accelerator, shared, s.collectives, s.seed, {}).step_seconds;
+  };
   double stall_s = 0;
   if (s.data) {
     const double tokens = s.run && s.run->tokens > 0 ? s.run->tokens : s.training.tokens;
     const double steps = std::ceil(tokens / (static_cast<double>(s.training.global_batch) * s.training.sequence));
     const storage::TierSpec& tier = *tier_named(s.data->tier);
     const int job_nodes = (s.training.gpus + s.cluster.node.gpus - 1) / std::max(1, s.cluster.node.gpus);
+    storage::FabricTransfer read;
     const auto fabric_read = [&](int nodes, double bytes_per_node) {
-      return storage::fabric_transfer(s.cluster, tier, job_nodes, {{nodes, bytes_per_node}}, false, s.seed).seconds;
+      read = storage::fabric_transfer(s.cluster, tier, job_nodes, {{nodes, bytes_per_node}}, false, s.seed);
+      return read.seconds;
     };
     report.data = train::plan_data_loading(*s.data, tier, s.data->cache.empty() ? nullptr : tier_named(s.data->cache),
                                            s.training, s.cluster.node, report.result.step_seconds, steps, fabric_read);
     // The step's figures stay the accelerators' and the fabric's; the time to train waits for the data too.
     stall_s = report.data->stall_s;
+    if (tier.on_fabric()) {
+      // The read's traffic beside the steps: over a step the links carry what the (cold) read puts
+      // on them for as long as it runs, and the step runs on what that leaves.
+      const double duty = std::min(1.0, read.seconds / report.result.step_seconds);
+      for (std::size_t k = 0; k < read.link_load.size(); ++k) report.data->link_load[k] = read.link_load[k] * duty;
+      report.data->traffic_step_s = step_on(storage::sharing_links(s.cluster, report.data->link_load));
+      report.data->traffic_slowdown_s = std::max(0.0, report.data->traffic_step_s - report.result.step_seconds);
+      stall_s += report.data->traffic_slowdown_s;
+    }
     const double slower = (report.result.step_seconds + stall_s) / report.result.step_seconds;
     report.result.time_to_train_s *= slower;
     report.result.gpu_hours *= slower;
   }
   if (s.run || s.checkpoint) {
     try {
-      report.run_setup = rel::plan_run(
-          s.run.value_or(rel::RunSpec{}), s.checkpoint, s.checkpoint ? tier_named(s.checkpoint->tier) : nullptr,
-          s.failures, s.training, report.result, stall_s, s.cluster, s.seed, [&](const topo::ClusterSpec& shared) {
-            // Not through the planner's cache: a cluster of its own per drain.
-            return train::simulate_training_step(s.training, s.accelerator, shared, s.collectives, s.seed, {})
-                .step_seconds;
-          });
+      report.run_setup = rel::plan_run(s.run.value_or(rel::RunSpec{}), s.checkpoint,
+                                       s.checkpoint ? tier_named(s.checkpoint->tier) : nullptr, s.failures, s.training,
+                                       report.result, stall_s, s.cluster, s.seed, step_on);
     } catch (const rel::RunSetupError& e) {
       const auto it = s.locations.find(e.key());
       const auto at = it != s.locations.end() ? it->second : s.locations.at("workload");

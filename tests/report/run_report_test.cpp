@@ -127,6 +127,13 @@ TEST_CASE("a data stall lengthens the time to train and the run's steps, outside
   const report::TrainingReport shared =
       report::evaluate_training(scenario::load_scenario(example("production-2048-nodes-run.yaml"), on_fabric));
   CHECK(shared.data->cold.limit == "fabric");
+  // Its traffic beside the steps: the step on what the read leaves of the links, every step.
+  CHECK(shared.data->link_load[0] > 0);
+  CHECK(shared.data->traffic_step_s >= shared.result.step_seconds);
+  CHECK(shared.data->traffic_slowdown_s == doctest::Approx(shared.data->traffic_step_s - shared.result.step_seconds));
+  CHECK(shared.run->inputs.data_stall_ns ==
+        sim::SimTime::from_seconds(shared.data->stall_s + shared.data->traffic_slowdown_s).ns());
+  CHECK(fast.data->traffic_step_s == 0);
   CHECK(shared.data->cold.seconds >= fast.data->cold.seconds);
   CHECK(shared.data->cold.seconds < 1.5 * fast.data->cold.seconds);
   std::vector<std::string> slow_sets = sets;

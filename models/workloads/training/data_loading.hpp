@@ -21,6 +21,7 @@
 // for what its read takes beyond the step itself (with prefetch 0, for the whole read).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -79,6 +80,12 @@ struct DataLoading {
   double stall_s = 0;            // mean per step
   double stall_fraction = 0;     // stall over (step + stall)
   double load_per_sample_s = 0;  // cold: a node's read time per sample it reads
+  // A tier on the fabric (filled by the caller, which simulates the step): what the read takes of
+  // the fabric's links averaged over a step (NIC-leaf, leaf-spine, spine-core), the step on what it
+  // leaves, and what that adds to every step beside the stall.
+  std::array<double, 3> link_load{};
+  double traffic_step_s = 0;
+  double traffic_slowdown_s = 0;
 };
 
 // Seconds for `nodes` loading nodes to read `bytes_per_node` each from a tier on the fabric, all at

@@ -230,3 +230,33 @@ TEST_CASE("a class's own detection replaces the failures' for its interruptions"
   CHECK(*std::min_element(crash.recovery_s.begin(), crash.recovery_s.end()) == doctest::Approx(65));
   CHECK(crash.time.detection_ns < watchdog.time.detection_ns);
 }
+
+TEST_CASE("a calendar class comes every period from a phase each replication draws") {
+  // Maintenance every 10 hours over a 105-hour run: each replication has 10 or 11 windows, 10.5 on
+  // average, each one exactly a period after the last; the same seed draws the same phase.
+  RunInputs in = one_class(0, 0);
+  ComponentRate& m = in.failures.rate(Component::kMaintenance);
+  m.mtbf_s = 10 * 3600.0;
+  m.unit = Unit::kGpu;
+  m.calendar = true;
+  in.duration_ns = 105 * 3600 * kSecond;
+  in.checkpoint_interval = 100;
+  in.replications = 400;
+  in.timeline = true;
+  const RunResult r = simulate_run(in);
+  double windows = 0;
+  for (const Replication& rep : r.replications) {
+    const int n = rep.interruptions[static_cast<int>(Component::kMaintenance)];
+    CHECK((n == 10 || n == 11));
+    windows += n;
+  }
+  CHECK(windows / 400 == doctest::Approx(10.5).epsilon(0.03));
+  CHECK(r.interruptions.mean == 0);  // planned: none counts as unplanned
+  std::vector<std::int64_t> starts;
+  for (const RunEvent& e : r.replications.front().timeline) {
+    if (e.kind == RunEvent::Kind::kFailure && e.component == Component::kMaintenance) starts.push_back(e.start_ns);
+  }
+  REQUIRE(starts.size() >= 10);
+  for (std::size_t i = 1; i < starts.size(); ++i) CHECK(starts[i] - starts[i - 1] == 10 * 3600 * kSecond);
+  CHECK(simulate_replication(in, 7).time.wall_ns == simulate_replication(in, 7).time.wall_ns);
+}
