@@ -34,7 +34,9 @@ TierTransfer transfer(const storage::TierSpec& tier, const topo::ClusterSpec& cl
   // An object store's client moves at most its requests in flight allow (every rank of a node
   // its own stream); a file system's metadata service creates or opens the files meanwhile, and
   // whichever takes longer bounds the transfer.
-  const double requests_cap = requests.streams_per_node * tier.request_bound_bytes_per_s();
+  // Each stream is a file, striped over stripe_count servers: that many servers' rate bounds it too.
+  const double requests_cap =
+      requests.streams_per_node * std::min(tier.request_bound_bytes_per_s(), tier.file_bound_bytes_per_s(write));
   double nodes = 0;
   for (const auto& g : groups) nodes += g.nodes;
   // A node's own drives create only its own files.

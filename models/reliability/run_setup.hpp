@@ -69,8 +69,10 @@ RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>
                   const train::TrainingResult& step, double data_stall_s, const topo::ClusterSpec& cluster,
                   std::uint64_t seed, const StepOn& step_on = {});
 
-// Who moves a transfer's bytes: on each node, `streams_per_node` ranks with requests of their own
-// (an object store's parts in flight bound each: storage::TierSpec::request_bound_bytes_per_s),
+// Who moves a transfer's bytes: on each node, `streams_per_node` ranks, each with a file and
+// requests of its own (an object store's parts in flight bound each:
+// storage::TierSpec::request_bound_bytes_per_s; so do the servers its file is striped over:
+// file_bound_bytes_per_s),
 // and the `files` the transfer creates or opens (the tier's metadata_ops bound them; the files
 // and the bytes move together, and the slower bounds the transfer).
 struct TransferRequests {

@@ -15,6 +15,12 @@ double TierSpec::request_bound_bytes_per_s() const {
   return parts_in_flight * part_bytes / (static_cast<double>(latency_ns) / 1e9);
 }
 
+double TierSpec::file_bound_bytes_per_s(bool write) const {
+  if (servers < 1 || stripe_count < 1 || stripe_count >= servers) return std::numeric_limits<double>::infinity();
+  const ServerBounds b = server_bounds(*this);
+  return stripe_count * (write ? b.write_bytes_per_s : b.read_bytes_per_s);
+}
+
 ServerBounds server_bounds(const TierSpec& t) {
   ServerBounds b;
   const double a = t.write_amplification();
@@ -138,6 +144,10 @@ const std::vector<params::Parameter<TierSpec>>& tier_parameters() {
        "server",
        {},
        "server client"},
+      {"stripe_count", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(TierSpec, stripe_count),
+       "a tier built from servers: servers each file is striped over (Lustre's lfs setstripe -c; a GlusterFS "
+       "distribute volume keeps a file on one brick: 1), so one file moves at most that many servers' rate",
+       "0: every server (a file spread over the whole tier)"},
       {"metadata_ops", Quantity::kNumber, FATHOM_PARAMETER_MEMBER(TierSpec, metadata_ops),
        "file creates and opens per second its metadata service serves (a Lustre MDS, GlusterFS's bricks): a "
        "checkpoint creates a file per writing rank, a restore opens one per rank, data loading one per file read",

@@ -57,6 +57,7 @@ struct TierSpec {
   double network_bytes_per_s = 0;          // each server's NICs, per direction
   double backend_network_bytes_per_s = 0;  // a separate server-to-server network; 0: they share `network`
   Fanout fanout = Fanout::kServer;
+  int stripe_count = 0;                 // servers a file is striped over (Lustre's lfs setstripe -c); 0: all of them
   double metadata_ops = 0;              // file creates and opens per second its metadata service serves; 0: no bound
   double part_bytes = 8 * 1024 * 1024;  // object_store: a multipart upload's part (boto3's default 8 MiB)
   int parts_in_flight = 10;             // object_store: requests a writer or reader keeps in flight (boto3: 10)
@@ -80,6 +81,10 @@ struct TierSpec {
   // moves at most parts_in_flight x part_size per latency. Infinity for a file system, or without
   // a latency.
   double request_bound_bytes_per_s() const;
+  // One file's rate when striped over stripe_count servers of a tier built from them: that many
+  // servers' rate (server_bounds; a write in the bytes its client sends before redundancy).
+  // Infinity with every server (stripe_count 0 or at least `servers`) or aggregate figures.
+  double file_bound_bytes_per_s(bool write) const;
   // Seconds the metadata service takes to create or open `files` (0 without metadata_ops).
   double metadata_s(double files) const { return metadata_ops > 0 ? files / metadata_ops : 0; }
 };

@@ -1,6 +1,7 @@
 // A transfer's requests against closed forms: an object store's client moves at most its parts
-// in flight per request latency (Little's law), and a file system's metadata service creates or
-// opens the transfer's files at its rate; each bounds a checkpoint's write when it is the slower.
+// in flight per request latency (Little's law), a file at most what the servers it is striped over
+// move, and a file system's metadata service creates or opens the transfer's files at its rate;
+// each bounds a checkpoint's write when it is the slower.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -66,4 +67,30 @@ TEST_CASE("a file system's metadata service creates the checkpoint's files meanw
   fs.metadata_ops = 0;
   CHECK(rel::tier_transfer_s(fs, cluster_16(), 16, kSixteenWriters, true, 1, {8, 16000}) ==
         doctest::Approx(0.001 + 0.4));
+}
+
+TEST_CASE("a file striped over a few servers moves at their rate") {
+  // 16 servers of 25 GB/s each way, two nodes writing a 10 GB file each. Spread over every server,
+  // a node's 50 GB/s NIC bounds it (0.2 s); striped over one server, that server's 25 GB/s does (0.4 s).
+  storage::TierSpec fs = tier(storage::TierKind::kParallelFs, 0);
+  fs.servers = 16;
+  fs.drives_per_server = 1;
+  fs.drive_read_bytes_per_s = fs.drive_write_bytes_per_s = 100e9;
+  fs.network_bytes_per_s = 25e9;
+  fs.fanout = storage::Fanout::kClient;
+  storage::derive_from_servers(fs);
+  const std::vector<train::CheckpointSize::StageRead> two = {{2, 10e9}};
+  CHECK(rel::tier_transfer_s(fs, cluster_16(), 16, two, true, 1, {1, 0}) == doctest::Approx(0.2));
+  fs.stripe_count = 1;
+  CHECK(fs.file_bound_bytes_per_s(true) == doctest::Approx(25e9));
+  CHECK(rel::tier_transfer_s(fs, cluster_16(), 16, two, true, 1, {1, 0}) == doctest::Approx(0.4));
+  CHECK(rel::tier_transfer_s(fs, cluster_16(), 16, two, false, 1, {1, 0}) == doctest::Approx(0.4));
+  // Two files a node, or two servers a file: the NIC bounds it again.
+  CHECK(rel::tier_transfer_s(fs, cluster_16(), 16, two, true, 1, {2, 0}) == doctest::Approx(0.2));
+  fs.stripe_count = 2;
+  CHECK(rel::tier_transfer_s(fs, cluster_16(), 16, two, true, 1, {1, 0}) == doctest::Approx(0.2));
+  // Every server, or a tier given in aggregate: no bound of its own.
+  fs.stripe_count = 16;
+  CHECK(std::isinf(fs.file_bound_bytes_per_s(true)));
+  CHECK(std::isinf(tier(storage::TierKind::kParallelFs, 0).file_bound_bytes_per_s(true)));
 }
