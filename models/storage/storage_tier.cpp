@@ -152,9 +152,14 @@ const std::vector<params::Parameter<TierSpec>>& tier_parameters() {
        "file creates and opens per second its metadata service serves (a Lustre MDS, GlusterFS's bricks): a "
        "checkpoint creates a file per writing rank, a restore opens one per rank, data loading one per file read",
        "0: not a bound"},
-      {"part_size", Quantity::kBytes, FATHOM_PARAMETER_MEMBER(TierSpec, part_bytes),
+      {"part_size",
+       Quantity::kBytes,
+       FATHOM_PARAMETER_MEMBER(TierSpec, part_bytes),
        "object_store: a multipart upload's part, and a ranged read's",
-       "8 MiB: boto3's and the AWS CLI's multipart_chunksize"},
+       "8 MiB: boto3's and the AWS CLI's multipart_chunksize",
+       {},
+       {},
+       true},
       {"parts_in_flight", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(TierSpec, parts_in_flight),
        "object_store: requests each writing or reading rank keeps in flight; with `latency` they bound its rate to "
        "parts_in_flight x part_size / latency",

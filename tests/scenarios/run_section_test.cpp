@@ -260,6 +260,10 @@ TEST_CASE("a negative rate is an error at its key; spares keeps its -1") {
   CHECK(
       load_error(run_scenario("  data: {tier: gluster, bytes_per_token: 2, samples_per_file: -1}\n", "")).key_path() ==
       "workload.data.samples_per_file");
+  std::string part = run_scenario("", "");
+  part.replace(part.find("workload:"), 0,
+               "  s3: {kind: object_store, read_bandwidth: 4GB/s, write_bandwidth: 4GB/s, part_size: 0B}\n");
+  CHECK(load_error(part).key_path() == "storage.s3.part_size");
   const Scenario s = load_text(run_scenario("  run: {replications: 2}\n", "failures:\n  spares: -1\n"));
   CHECK(s.failures.spares == -1);
 }
