@@ -33,8 +33,8 @@ void add_catalog_option(CLI::App& app) {
 const std::vector<std::string>& catalog_folders() { return folders(); }
 
 void add_catalog_command(CLI::App& app) {
-  CLI::App* cmd =
-      app.add_subcommand("catalog", "list the catalog's accelerators, switches, nodes, models and storage tiers, or show one");
+  CLI::App* cmd = app.add_subcommand(
+      "catalog", "list the catalog's accelerators, switches, nodes, models and storage tiers, or show one");
   cmd->require_subcommand(1);
   auto output = std::make_shared<std::string>();
   CLI::App* list = cmd->add_subcommand("list", "every entry, with the file it comes from and its source");
