@@ -10,6 +10,7 @@
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
 #include "cli/training_run.hpp"
+#include "report/inference/inference_report.hpp"
 #include "report/jobs/jobs_report.hpp"
 #include "report/output_file.hpp"
 #include "report/traffic/csv_tables.hpp"
@@ -28,6 +29,7 @@ struct SimulateOptions {
   std::string link_timeline;
   std::string jobs_out;
   std::string timeline_out;
+  std::string requests_out;
   TrainingOutputs training;
   std::string seed;      // --seed: overrides the scenario's
   unsigned threads = 1;  // --threads: traffic's independent fabric parts side by side
@@ -87,6 +89,39 @@ void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::
   print_wall_clock(wall_s);
 }
 
+// An inference workload: the requests through the service's replicas, the summary, and the files.
+void run_inference(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::steady_clock::time_point started) {
+  using report::is_stdout;
+  if (!o.flows_out.empty() || !o.links_out.empty() || !o.link_timeline.empty() || !o.jobs_out.empty() ||
+      !o.timeline_out.empty()) {
+    throw std::invalid_argument(
+        "--flows-out, --links-out, --link-timeline, --jobs-out and --timeline-out do not apply to inference "
+        "workloads; use --requests-out, --json and --trace");
+  }
+  const std::string json = o.training.json.empty() ? loaded.output_json : o.training.json;
+  const std::string json_flag = o.training.json.empty() ? loaded.file + ": output.json" : "--json";
+  const std::string trace = o.training.trace.empty() ? loaded.output_trace : o.training.trace;
+  const std::string trace_flag = o.training.trace.empty() ? loaded.file + ": output.trace" : "--trace";
+  const int to_stdout = (is_stdout(json) ? 1 : 0) + (is_stdout(o.requests_out) ? 1 : 0) + (is_stdout(trace) ? 1 : 0);
+  if (to_stdout > 1) throw std::invalid_argument("only one of --json, --requests-out and --trace can be -");
+  Outputs outputs{{"-o", o.output}, {json_flag, json}, {"--requests-out", o.requests_out}, {trace_flag, trace}};
+  report::InferenceOptions options;
+  options.record_iterations = !trace.empty();
+  options.threads = o.threads;
+  const report::InferenceReport r = report::evaluate_inference(std::move(loaded), options);
+  const double wall_s = seconds_since(started);
+  note("simulated in " + std::to_string(wall_s) + " s");
+  outputs.report(o.output, to_stdout > 0, [&](std::FILE* out) { report::write_inference_summary(out, r); });
+  if (!json.empty()) outputs.file(json, [&](std::ostream& out) { report::write_inference_json(out, r); });
+  if (!o.requests_out.empty()) {
+    outputs.file(o.requests_out, [&](std::ostream& out) { report::write_requests_csv(out, r); });
+  }
+  if (!trace.empty()) outputs.file(trace, [&](std::ostream& out) { report::write_inference_trace(out, r); });
+  outputs.commit();
+  print_wall_clock(wall_s);
+  if (!r.all_pass) throw ExitWith{kExitFailedExpectation};
+}
+
 void run_simulate(const SimulateOptions& o) {
   using report::is_stdout;
   const auto started = std::chrono::steady_clock::now();
@@ -101,6 +136,11 @@ void run_simulate(const SimulateOptions& o) {
     run_jobs(std::move(loaded), o, started);
     return;
   }
+  if (loaded.workload == scenario::WorkloadKind::kInference) {
+    run_inference(std::move(loaded), o, started);
+    return;
+  }
+  if (!o.requests_out.empty()) throw std::invalid_argument("--requests-out applies to inference workloads");
   if (!o.jobs_out.empty() || !o.timeline_out.empty()) {
     throw std::invalid_argument("--jobs-out and --timeline-out apply to jobs workloads");
   }
@@ -170,13 +210,19 @@ void add_simulate_command(CLI::App& app) {
                   "jobs: write one row per job (CSV: job, user, submit_s, start_s, end_s, wait_s, ...; docs/jobs.md)");
   cmd->add_option("--timeline-out", options->timeline_out,
                   "jobs: write the cluster after every change (CSV: time_s, busy_gpus, queued, running, ...)");
+  cmd->add_option("--requests-out", options->requests_out,
+                  "inference: write one row per request (CSV: request, arrival_s, ..., ttft_s, tpot_s, e2e_s; "
+                  "docs/inference.md)");
   cmd->add_option("--json", options->training.json,
-                  "training, jobs: write the full report as JSON (docs/report.md, docs/jobs.md)");
+                  "training, jobs, inference: write the full report as JSON (docs/report.md, docs/jobs.md, "
+                  "docs/inference.md)");
   cmd->add_option("--trace", options->training.trace,
-                  "training: write a Chrome trace of one step; jobs: of the jobs on each node (Perfetto)");
+                  "training: write a Chrome trace of one step; jobs: of the jobs on each node; inference: of every "
+                  "replica's iterations (Perfetto)");
   cmd->add_option("--threads", options->threads,
-                  "traffic: run the fabric's independent parts (docs/network.md) on this many threads; the output "
-                  "is the same for any number (default 1)")
+                  "traffic: run the fabric's independent parts (docs/network.md) on this many threads; inference: "
+                  "the replicas, when the service has a dispatch_delay; the output is the same for any number "
+                  "(default 1)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--seed", options->seed, "override the scenario's seed (a whole number from 0 to 2^63 - 1)");
   cmd->callback([options] {

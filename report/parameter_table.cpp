@@ -13,6 +13,7 @@
 #include "models/reliability/availability.hpp"
 #include "models/reliability/failure_spec.hpp"
 #include "models/storage/storage_tier.hpp"
+#include "models/workloads/inference/serving_spec.hpp"
 #include "models/workloads/training/data_loading.hpp"
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
@@ -113,6 +114,10 @@ std::string parameter_tables_markdown() {
         "A training scenario's parallel strategy ([training.md](training.md)); the lists `stage_layers`,\n"
         "`chunk_layers` and `order` are described in [scenarios.md](scenarios.md#workload-with-kind-training).",
         train::parallel_parameters());
+  table(md, "`workload.serving` (kind: inference)",
+        "How an inference service's replicas run the model ([inference.md](inference.md)); beside these,\n"
+        "`dispatch_delay` (a duration, default 0) is the hop from the router to a replica and back.",
+        infer::serving_parameters());
   table(md, "`cost`",
         "A scenario's cost model ([cost.md](cost.md)): beside these, `switch` names the fabric's switch in\n"
         "the switch catalog (default `quantum-2-qm9700`); `nic_leaf.port_price` is written\n"

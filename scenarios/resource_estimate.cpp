@@ -133,6 +133,14 @@ ResourceEstimate estimate_resources(const Scenario& s) {
     e.uses.push_back({"pipeline passes per step (micro-batches x stages x chunks, forward and backward)",
                       "workload.global_batch", passes, kBytesPerPass,
                       "workload.global_batch (or raise workload.micro_batch)"});
+  } else if (s.workload == WorkloadKind::kInference) {
+    // A request (12 bytes), its outcome (24), its three latency samples (24) and its place in a
+    // replica's queue (about 40).
+    constexpr double kBytesPerRequest = 100;
+    const std::string key =
+        s.inference.source == RequestSource::kAzureLlm ? "workload.requests.limit" : "workload.requests.count";
+    e.uses.push_back(
+        {"inference requests", key, static_cast<double>(s.inference.requests.size()), kBytesPerRequest, key});
   }
   return e;
 }

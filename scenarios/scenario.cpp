@@ -422,13 +422,13 @@ void read_parallel(Scenario& s, MapReader p) {
   p.finish();
 }
 
-void read_training(Scenario& s, MapReader& w) {
-  train::TrainingSpec& t = s.training;
-  // The model: a zoo name, or a mapping over a zoo entry (`base`) or over nothing.
+// The model: a zoo name, or a mapping over a zoo entry (`base`) or over nothing.
+train::TransformerSpec read_model(Scenario& s, MapReader& w) {
+  train::TransformerSpec model;
   if (auto v = w.find("model"); v && v->is_scalar()) {
     note(s, *v);
-    t.model = catalog_model(*v);
-    used(s, "model", t.model.name);
+    model = catalog_model(*v);
+    used(s, "model", model.name);
   } else {
     MapReader m = w.child("model");
     note(s, m);
@@ -441,10 +441,16 @@ void read_training(Scenario& s, MapReader& w) {
     for (const auto& p : train::model_parameters()) {
       if (auto k = m.find(p.key)) note(s, *k);
     }
-    t.model = read_model_fields(m, base);
-    if (t.model.name.empty()) t.model.name = "custom";
+    model = read_model_fields(m, base);
+    if (model.name.empty()) model.name = "custom";
     m.finish();
   }
+  return model;
+}
+
+void read_training(Scenario& s, MapReader& w) {
+  train::TrainingSpec& t = s.training;
+  t.model = read_model(s, w);
   // In 64 bits: the cluster's own checks (check_cluster, after the workload) refuse one this
   // large; here it must only not overflow.
   const int cluster_gpus = static_cast<int>(
@@ -546,7 +552,8 @@ void read_expect(Scenario& s, MapReader e) {
     std::string rest = text.substr(i + x.op.size());
     while (!rest.empty() && rest.front() == ' ') rest.erase(rest.begin());
     try {
-      if (key == "step_time" || key == "time_to_train" || key == "recovery_time" || key == "data_load_per_sample") {
+      if (key == "step_time" || key == "time_to_train" || key == "recovery_time" || key == "data_load_per_sample" ||
+          key == "p99_ttft" || key == "p99_tpot" || key == "p99_e2e") {
         x.value = parse_duration(rest).to_seconds();
       } else if (key == "capex" || key == "tco" || key == "run_cost") {
         x.value = parse_usd(rest);
@@ -590,7 +597,19 @@ void read_output(Scenario& s, MapReader o) {
 void read_workload(Scenario& s, MapReader w) {
   note(s, w);
   if (auto v = w.find("kind")) note(s, *v);
-  const std::string kind = w.one_of("kind", {"traffic", "nccl-tests", "training", "jobs"});
+  const std::string kind = w.one_of("kind", {"traffic", "nccl-tests", "training", "jobs", "inference"});
+  if (kind == "inference") {
+    s.workload = WorkloadKind::kInference;
+    if (s.accelerator.name.empty()) {
+      w.fail("kind", "a cluster whose node names its accelerator, or a hardware.accelerator section",
+             "name a catalog node (cluster.node: dgx-h100) or add hardware: {accelerator: h100-sxm}");
+    }
+    s.inference.model = read_model(s, w);
+    read_inference_workload(s.inference, w, s.file, s.accelerator, s.cluster.node.gpus, s.cluster.nodes, s.seed,
+                            s.locations);
+    w.finish();
+    return;
+  }
   if (kind == "nccl-tests") {
     s.workload = WorkloadKind::kNcclTests;
     read_nccl_tests(s, w);
@@ -777,9 +796,19 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
   root.finish();
   check_cluster(s);
   if (s.workload == WorkloadKind::kTraining) check_training(s);
-  if (!s.expectations.empty() && s.workload != WorkloadKind::kTraining) {
-    throw ScenarioError(s.expectations.front().where, "expect." + s.expectations.front().key,
-                        "criteria only with workload kind: training", quote_found(s.expectations.front().text));
+  for (const auto& e : s.expectations) {
+    const bool inference = is_inference_expectation(e.key);
+    if (inference && s.workload != WorkloadKind::kInference) {
+      throw ScenarioError(e.where, "expect." + e.key,
+                          "an inference service's criterion only with workload kind: inference", quote_found(e.text));
+    }
+    if (!inference && s.workload != WorkloadKind::kTraining) {
+      throw ScenarioError(e.where, "expect." + e.key,
+                          s.workload == WorkloadKind::kInference
+                              ? "an inference service's criterion (p99_ttft, p99_tpot, p99_e2e, throughput)"
+                              : "criteria only with workload kind: training or inference",
+                          quote_found(e.text));
+    }
   }
   for (const auto& e : s.expectations) {
     if (is_cost_expectation(e.key) && !s.cost) {
@@ -812,10 +841,10 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
                         "output.trace", "write the jobs and the cluster's timeline with --jobs-out and --timeline-out");
   }
   if ((!s.output_json.empty() || !s.output_trace.empty()) && s.workload != WorkloadKind::kTraining &&
-      s.workload != WorkloadKind::kJobs) {
+      s.workload != WorkloadKind::kJobs && s.workload != WorkloadKind::kInference) {
     const auto it = s.locations.find("output");
     throw ScenarioError(it != s.locations.end() ? it->second : Location{s.file, 0, 0}, "output",
-                        "output files only with workload kind: training or jobs", "an output section",
+                        "output files only with workload kind: training, jobs or inference", "an output section",
                         "traffic scenarios write CSVs with --flows-out and --links-out");
   }
   return s;

@@ -8,7 +8,8 @@
 //   cluster   nodes, node (GPUs, NICs, NVLink, PCIe) and fabric (fat-tree, rail-optimised)
 //   workload  kind: traffic (generated patterns or a CSV of flows), or kind: nccl-tests
 //             (the collective sweep `fathom nccl-tests` runs), kind: training (one step of a
-//             training job), or kind: jobs (a trace of jobs through a scheduler, docs/jobs.md)
+//             training job), kind: jobs (a trace of jobs through a scheduler, docs/jobs.md), or
+//             kind: inference (a service's replicas under a stream of requests, docs/inference.md)
 //   collectives  optional: alpha, launch, chunks and per-algorithm link efficiencies
 #pragma once
 
@@ -32,6 +33,7 @@
 #include "models/workloads/training/data_loading.hpp"
 #include "models/workloads/training/training_spec.hpp"
 #include "scenarios/errors.hpp"
+#include "scenarios/inference_workload.hpp"
 #include "scenarios/jobs_workload.hpp"
 #include "scenarios/plan_section.hpp"
 #include "scenarios/report_section.hpp"
@@ -59,7 +61,7 @@ struct TrafficWorkload {
   EndpointKind endpoints = EndpointKind::kNic;
 };
 
-enum class WorkloadKind { kTraffic, kNcclTests, kTraining, kJobs };
+enum class WorkloadKind { kTraffic, kNcclTests, kTraining, kJobs, kInference };
 
 // One go-live criterion of `expect:`, e.g. `mfu: ">= 0.40"` or `step_time: "<= 10s"`.
 struct Expectation {
@@ -87,11 +89,20 @@ inline constexpr std::string_view kExpectKeys[] = {"mfu",
                                                    "recovery_time",
                                                    "availability",
                                                    "data_load_per_sample",
-                                                   "storage_iops"};
+                                                   "storage_iops",
+                                                   "p99_ttft",
+                                                   "p99_tpot",
+                                                   "p99_e2e",
+                                                   "throughput"};
 
 // Whether `key` names a figure of the cost model, which needs a `cost:` section.
 inline bool is_cost_expectation(std::string_view key) {
   return key == "capex" || key == "tco" || key == "run_cost" || key == "it_power" || key == "facility_power";
+}
+
+// Whether `key` names a figure of an inference service (workload kind: inference).
+inline bool is_inference_expectation(std::string_view key) {
+  return key == "p99_ttft" || key == "p99_tpot" || key == "p99_e2e" || key == "throughput";
 }
 
 // Defaults of `fathom nccl-tests` (its flags override them), spelled as nccl-tests' -b -e -f.
@@ -111,6 +122,7 @@ struct Scenario {
   NcclTestsWorkload nccl_tests;  // when workload is kNcclTests
   train::TrainingSpec training;  // when workload is kTraining
   JobsWorkload jobs;             // when workload is kJobs
+  InferenceWorkload inference;   // when workload is kInference
   // A whole run (docs/run.md): the storage tiers, the run's length and replications, its
   // checkpoints and what fails.
   std::vector<storage::TierSpec> storage;

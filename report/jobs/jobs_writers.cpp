@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/jobs/jobs_report.hpp"
+#include "report/number_text.hpp"
 #include "report/terminal.hpp"
 #include "sim/output/json_writer.hpp"
 #include "sim/simulation.hpp"
@@ -14,28 +15,6 @@
 namespace fathom::report {
 
 namespace {
-
-// A time in seconds, exact: the nanoseconds as a decimal, trailing zeros dropped ("1.5", "86400").
-std::string secs(sim::SimTime t) {
-  std::int64_t ns = t.ns();
-  std::string sign;
-  if (ns < 0) {
-    sign = "-";
-    ns = -ns;
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%" PRId64 ".%09" PRId64, ns / 1'000'000'000, ns % 1'000'000'000);
-  std::string text = buf;
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return sign + text;
-}
-
-std::string g(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.10g", x);
-  return buf;
-}
 
 // Six significant digits, for the terminal.
 std::string g6(double x) {
@@ -393,13 +372,15 @@ void write_jobs_csv(std::ostream& out, const JobsReport& report) {
     const double alone_s = job.run.to_seconds();
     const double response_s = (r.end - job.submit).to_seconds();
     out << job.id << ',' << (i < w.training.size() ? w.training[i].name : std::string()) << ',' << job.user << ','
-        << job.group << ',' << job.line << ',' << secs(job.submit) << ',' << secs(r.start) << ',' << secs(r.end) << ','
-        << secs(wait) << ',' << secs(r.executed) << ',' << secs(job.run) << ',' << g(r.interference) << ','
-        << secs(report.run.estimates[i]) << ',' << job.gpus << ',' << r.nodes << ',' << r.leaves << ','
-        << (alone_s > 0 ? g(response_s / alone_s) : std::string()) << ','
-        << g(std::max(1.0, response_s / std::max(alone_s, kBoundedSlowdownFloorS))) << ',' << r.preemptions << ','
+        << job.group << ',' << job.line << ',' << exact_seconds(job.submit) << ',' << exact_seconds(r.start) << ','
+        << exact_seconds(r.end) << ',' << exact_seconds(wait) << ',' << exact_seconds(r.executed) << ','
+        << exact_seconds(job.run) << ',' << ten_digits(r.interference) << ',' << exact_seconds(report.run.estimates[i])
+        << ',' << job.gpus << ',' << r.nodes << ',' << r.leaves << ','
+        << (alone_s > 0 ? ten_digits(response_s / alone_s) : std::string()) << ','
+        << ten_digits(std::max(1.0, response_s / std::max(alone_s, kBoundedSlowdownFloorS))) << ',' << r.preemptions
+        << ','
 
-        << (job.logged_wait ? secs(*job.logged_wait) : std::string()) << '\n';
+        << (job.logged_wait ? exact_seconds(*job.logged_wait) : std::string()) << '\n';
   }
 }
 
@@ -408,9 +389,9 @@ void write_cluster_timeline_csv(std::ostream& out, const JobsReport& report) {
   out << "time_s,busy_gpus,utilisation,queued,running,free_gpus,stranded_gpus,fragmentation\n";
   for (const jobs::ClusterSample& c : report.run.timeline) {
     const std::int64_t free = report.run.total_gpus - c.busy_gpus;
-    out << secs(c.at) << ',' << c.busy_gpus << ',' << g(static_cast<double>(c.busy_gpus) / total) << ',' << c.queued
-        << ',' << c.running << ',' << free << ',' << c.stranded_gpus << ','
-        << g(free > 0 ? static_cast<double>(c.stranded_gpus) / static_cast<double>(free) : 0.0) << '\n';
+    out << exact_seconds(c.at) << ',' << c.busy_gpus << ',' << ten_digits(static_cast<double>(c.busy_gpus) / total)
+        << ',' << c.queued << ',' << c.running << ',' << free << ',' << c.stranded_gpus << ','
+        << ten_digits(free > 0 ? static_cast<double>(c.stranded_gpus) / static_cast<double>(free) : 0.0) << '\n';
   }
 }
 

@@ -231,9 +231,17 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
     write_cost_json(j, *report.cost, *report.scenario.cost);
   }
   write_run_json(j, report);
+  write_expectations_json(j, report.expectations);
+  j.key("fingerprint");
+  j.value(sim::format_fingerprint(r.fingerprint));
+  j.end_object();
+  out << "\n";
+}
+
+void write_expectations_json(sim::JsonWriter& j, const std::vector<ExpectationOutcome>& expectations) {
   j.key("expectations");
   j.begin_array();
-  for (const auto& o : report.expectations) {
+  for (const auto& o : expectations) {
     j.begin_object();
     j.key("key");
     j.value(o.expectation.key);
@@ -246,10 +254,6 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
     j.end_object();
   }
   j.end_array();
-  j.key("fingerprint");
-  j.value(sim::format_fingerprint(r.fingerprint));
-  j.end_object();
-  out << "\n";
 }
 
 }  // namespace fathom::report

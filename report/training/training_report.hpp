@@ -79,6 +79,11 @@ double training_figure(const std::string& key, const TrainingReport& report);
 // `run`).
 void write_run_summary(std::FILE* out, const TrainingReport& report);
 void write_run_json(sim::JsonWriter& j, const TrainingReport& report);
+// The expectations as the terminal lists them (a heading, then PASS or FAIL, the criterion and the
+// actual value in its unit), nothing when there are none; and as the JSON report's
+// `expectations` array (key, criterion, actual, pass).
+void write_expectations(std::FILE* out, const std::vector<ExpectationOutcome>& expectations);
+void write_expectations_json(sim::JsonWriter& j, const std::vector<ExpectationOutcome>& expectations);
 // Whether `actual` meets a criterion `op wanted` (op: ">=", "<=", ">", "<", "==").
 bool holds(const std::string& op, double actual, double wanted);
 // `actual` in the unit its expectation was written in (">= 45%" gives "47.12%").

@@ -76,12 +76,16 @@ void write_training_summary(std::FILE* out, const TrainingReport& report) {
 
   if (report.cost) write_cost_summary(out, *report.cost, *s.cost);
   write_run_summary(out, report);
-  if (!report.expectations.empty()) std::fprintf(out, "\nexpectations:\n");
-  for (const auto& o : report.expectations) {
+  write_expectations(out, report.expectations);
+  std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
+}
+
+void write_expectations(std::FILE* out, const std::vector<ExpectationOutcome>& expectations) {
+  if (!expectations.empty()) std::fprintf(out, "\nexpectations:\n");
+  for (const auto& o : expectations) {
     std::fprintf(out, "  %-4s %-24s %-14s actual %s\n", o.pass ? "PASS" : "FAIL", o.expectation.key.c_str(),
                  o.expectation.text.c_str(), in_written_unit(o.actual, o.expectation).c_str());
   }
-  std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(r.fingerprint).c_str());
 }
 
 }  // namespace fathom::report

@@ -32,12 +32,15 @@ EXTREMES = ["0", "-1", "1e30", "1e-30", "9223372036854775808", "'8'", "\"\"", "n
 
 SCENARIOS = ["scenarios/examples/pilot-16-nodes.yaml", "scenarios/examples/fat-tree-a2a-64.yaml",
              "scenarios/examples/fat-tree-1024-permutation.yaml", "scenarios/examples/what-if-faster-gpu.yaml",
-             "scenarios/examples/dgx-h100-node.yaml"]
+             "scenarios/examples/dgx-h100-node.yaml", "scenarios/examples/llama3-8b-serving.yaml"]
 
 OVERRIDE_KEYS = ["cluster.nodes", "seed", "workload.global_batch", "workload.micro_batch", "workload.bytes",
                  "workload.endpoints", "workload.sequence", "workload.parallel.tp", "workload.parallel.pp",
                  "collectives.max_slices", "collectives.slice", "cluster.fabric.links[0].bandwidth",
-                 "cluster.fabric.spines", "workload.tokens", "workload.start_window", "cluster.node"]
+                 "cluster.fabric.spines", "workload.tokens", "workload.start_window", "cluster.node",
+                 "workload.requests.rate", "workload.requests.count", "workload.serving.tp",
+                 "workload.serving.max_batched_tokens", "workload.serving.max_seqs", "workload.serving.replicas",
+                 "workload.requests.output_tokens", "workload.slo.tpot"]
 
 LOGS = ["data/calibration-data/hgx-h100-ib-2node/G_gj-aion_2node_Ring_MIN_CTAS24_QPS2_1M-8G.log",
         "data/calibration-data/hgx-h100-ib-2node/A_qoofyk_2node_XE9680_8B-16G.csv"]
@@ -186,10 +189,10 @@ def main():
                 with open(path, "wb") as f:
                     f.write(data)
                 command = "nccl-tests" if "dgx-h100-node" in src else "simulate"
-                cmd = [fathom, command, path, "-q"] + (["--json", "out.json"] if "pilot" in src else [])
+                cmd = [fathom, command, path, "-q"] + (["--json", "out.json"] if "pilot" in src or "serving" in src else [])
                 check_run(f"{name}: {command} mutated {src}", cmd, [path, "out.json"], work, a.timeout, env, failures)
             elif kind == 2:  # an extreme --set on an example
-                src = rng.choice(SCENARIOS[:4])
+                src = rng.choice([s for s in SCENARIOS if "dgx-h100-node" not in s])
                 override = f"{rng.choice(OVERRIDE_KEYS)}={rng.choice(EXTREMES)}"
                 cmd = [fathom, "simulate", os.path.join(source, src), "-q", "--set", override]
                 check_run(f"{name}: simulate {src} --set {override}", cmd, [src], work, a.timeout, env, failures)

@@ -15,21 +15,9 @@
 #include <vector>
 
 #include "models/storage/storage_tier.hpp"
+#include "tests/support/csv_cells.hpp"
 
 using namespace fathom;
-
-namespace {
-
-// The first `n` comma-separated cells of `line` (the table's quoted cells come after them).
-std::vector<std::string> first_cells(const std::string& line, std::size_t n) {
-  std::vector<std::string> cells;
-  std::stringstream in(line);
-  std::string cell;
-  while (cells.size() < n && std::getline(in, cell, ',')) cells.push_back(cell);
-  return cells;
-}
-
-}  // namespace
 
 namespace {
 
@@ -39,13 +27,13 @@ std::pair<int, int> check_table(const std::string& name, storage::TierKind kind)
   REQUIRE(file.good());
   std::string line;
   std::getline(file, line);
-  const std::vector<std::string> header = first_cells(line, 16);
+  const std::vector<std::string> header = test::first_cells(line, 16);
   REQUIRE(header.size() == 16);
   REQUIRE(header[15] == "expected");
   int rows = 0, within = 0;
   while (std::getline(file, line)) {
     if (line.empty()) continue;
-    const std::vector<std::string> c = first_cells(line, 16);
+    const std::vector<std::string> c = test::first_cells(line, 16);
     REQUIRE(c.size() == 16);
     storage::TierSpec t;
     t.kind = kind;

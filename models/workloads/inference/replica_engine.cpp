@@ -1,0 +1,144 @@
+#include "models/workloads/inference/replica_engine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace fathom::infer {
+
+ReplicaEngine::ReplicaEngine(const ServingSpec& spec, std::int64_t kv_blocks, IterationModel model)
+    : spec_(spec), model_(std::move(model)), total_blocks_(kv_blocks), free_blocks_(kv_blocks) {
+  running_.reserve(static_cast<std::size_t>(spec.max_seqs));
+}
+
+void ReplicaEngine::admit(std::uint32_t request, std::int32_t prompt, std::int32_t output) {
+  Sequence s;
+  s.request = request;
+  s.prompt = prompt;
+  s.output = output;
+  waiting_.push_back(s);
+}
+
+bool ReplicaEngine::allocate(Sequence& s, std::int32_t tokens) {
+  const std::int64_t need = blocks_for(s.processed + tokens, spec_.block_tokens) - s.blocks;
+  if (need > free_blocks_) return false;
+  if (need > 0) {
+    free_blocks_ -= need;
+    s.blocks += need;
+  }
+  return true;
+}
+
+void ReplicaEngine::release(Sequence& s) {
+  free_blocks_ += s.blocks;
+  s.blocks = 0;
+}
+
+void ReplicaEngine::preempt_last() {
+  Sequence s = running_.back();
+  running_.pop_back();
+  release(s);
+  s.processed = 0;
+  s.scheduled = 0;
+  preempted_.push_back(s.request);
+  waiting_.push_front(s);
+}
+
+bool ReplicaEngine::make_room(std::size_t i, std::int32_t tokens) {
+  while (!allocate(running_[i], tokens)) {
+    const bool last = running_.size() - 1 == i;
+    preempt_last();
+    if (last) return false;
+  }
+  return true;
+}
+
+void ReplicaEngine::count(const Sequence& s) {
+  const double p = s.processed;
+  const double n = s.scheduled;
+  work_.tokens += s.scheduled;
+  work_.sequences += 1;
+  work_.attention_pairs += n * p + n * (n + 1) / 2;
+  work_.kv_read_tokens += p + n;
+  if (s.processed + s.scheduled == s.known()) work_.logits += 1;
+}
+
+void ReplicaEngine::schedule_chunked() {
+  std::int64_t budget = spec_.max_batched_tokens;
+  for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    const Sequence& s = running_[i];
+    const auto n = static_cast<std::int32_t>(std::min<std::int64_t>(s.known() - s.processed, budget));
+    if (!make_room(i, n)) break;
+    running_[i].scheduled = n;
+    budget -= n;
+  }
+  if (!preempted_.empty()) return;
+  while (!waiting_.empty() && budget > 0 && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
+    Sequence& s = waiting_.front();
+    const auto n = static_cast<std::int32_t>(std::min<std::int64_t>(s.known() - s.processed, budget));
+    if (!allocate(s, n)) break;
+    s.scheduled = n;
+    budget -= n;
+    running_.push_back(s);
+    waiting_.pop_front();
+  }
+}
+
+void ReplicaEngine::schedule_whole_prompts() {
+  std::int64_t budget = spec_.max_batched_tokens;
+  bool prefilled = false;
+  while (!waiting_.empty() && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
+    Sequence& s = waiting_.front();
+    const std::int32_t n = s.known() - s.processed;
+    if (n > budget || !allocate(s, n)) break;
+    s.scheduled = n;
+    budget -= n;
+    running_.push_back(s);
+    waiting_.pop_front();
+    prefilled = true;
+  }
+  if (prefilled) return;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    if (!make_room(i, 1)) break;
+    running_[i].scheduled = 1;
+  }
+}
+
+double ReplicaEngine::begin_iteration() {
+  preempted_.clear();
+  work_ = {};
+  for (Sequence& s : running_) s.scheduled = 0;
+  if (spec_.chunked_prefill) {
+    schedule_chunked();
+  } else {
+    schedule_whole_prompts();
+  }
+  for (const Sequence& s : running_) {
+    if (s.scheduled > 0) count(s);
+  }
+  if (work_.tokens == 0) {
+    time_ = {};
+    return -1;
+  }
+  time_ = model_.time(work_);
+  return time_.total();
+}
+
+void ReplicaEngine::end_iteration(Produced& out) {
+  out.first_tokens.clear();
+  out.finished.clear();
+  for (Sequence& s : running_) {
+    if (s.scheduled == 0) continue;
+    s.processed += s.scheduled;
+    s.scheduled = 0;
+    if (s.processed != s.known()) continue;
+    s.generated += 1;
+    if (s.generated == 1) out.first_tokens.push_back(s.request);
+    if (s.generated == s.output) {
+      out.finished.push_back(s.request);
+      release(s);
+    }
+  }
+  std::erase_if(running_, [](const Sequence& s) { return s.generated == s.output; });
+}
+
+}  // namespace fathom::infer

@@ -1,0 +1,117 @@
+#include "models/workloads/inference/serving_spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace fathom::infer {
+
+namespace {
+
+using params::Quantity;
+using P = params::Parameter<ServingSpec>;
+
+constexpr std::string_view kVllm = "vLLM's default (EngineArgs)";
+constexpr std::string_view kChoiceOfScenario = "none: the deployment's choice";
+
+}  // namespace
+
+const std::vector<P>& serving_parameters() {
+  static const std::vector<P> declared = {
+      {"tp", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, tp),
+       "GPUs of one replica, tensor parallel over the node's NVLink; divides the model's heads and ffn_hidden and "
+       "at most the node's GPUs",
+       kChoiceOfScenario},
+      {"weights",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_EITHER(ServingSpec, weights, hw::Precision::kBf16, hw::Precision::kFp8),
+       "weight precision: bf16, or fp8 (1-byte weights, GEMMs at the FP8 peak; the output layer stays BF16)",
+       kChoiceOfScenario,
+       {},
+       "bf16 fp8"},
+      {"kv_cache",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_EITHER(ServingSpec, kv, hw::Precision::kBf16, hw::Precision::kFp8),
+       "KV-cache precision: bf16, or fp8 (1-byte keys and values: twice the tokens in the same memory)",
+       kVllm,
+       {},
+       "bf16 fp8"},
+      {"max_seqs", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, max_seqs),
+       "requests in one iteration's batch, at most (vLLM's max_num_seqs)", kVllm},
+      {"max_batched_tokens", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, max_batched_tokens),
+       "tokens one iteration processes, at most: the chunked-prefill token budget (vLLM's max_num_batched_tokens); "
+       "without chunked prefill, at least the longest prompt",
+       "vLLM V1's default for its OpenAI-compatible server on a GPU of 70 GiB or more"},
+      {"chunked_prefill", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ServingSpec, chunked_prefill),
+       "split prompts into chunks that share iterations with decodes (Sarathi-Serve); false: an iteration is "
+       "either whole prompts or decodes, prompts first (vLLM V0's scheduler)",
+       "vLLM V1's default (always on)"},
+      {"block_tokens", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, block_tokens),
+       "tokens per KV-cache block (PagedAttention); a sequence holds whole blocks", kVllm},
+      {"memory_utilization",
+       Quantity::kFraction,
+       FATHOM_PARAMETER_MEMBER(ServingSpec, memory_utilization),
+       "share of each GPU's HBM the engine takes for weights, activations and the KV cache (vLLM's "
+       "gpu_memory_utilization); the runtime reserve comes off it",
+       kVllm,
+       {},
+       {},
+       true},
+      {"iteration_overhead", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(ServingSpec, iteration_overhead_s),
+       "host-side time per iteration that the GPU waits for (scheduling, input preparation, detokenisation); 0: "
+       "hidden behind the GPU, as engines with CUDA graphs and asynchronous scheduling do",
+       "none: an engine's own figure, for calibration"},
+      {"replicas", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, replicas),
+       "replicas of the model, each on tp GPUs of one node; at most what the cluster holds", kChoiceOfScenario},
+      {"routing",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_EITHER(ServingSpec, routing, Routing::kRoundRobin, Routing::kLeastOutstanding),
+       "which replica a request goes to: round-robin, or least-outstanding (fewest requests admitted and not "
+       "finished; ties to the lowest replica)",
+       "round-robin: Kubernetes Services' and most load balancers' default",
+       {},
+       "round-robin least-outstanding"},
+  };
+  return declared;
+}
+
+double element_bytes(hw::Precision precision) {
+  switch (precision) {
+    case hw::Precision::kFp8:
+      return 1;
+    case hw::Precision::kBf16:
+      return 2;
+    case hw::Precision::kFp32:
+    case hw::Precision::kTf32:
+      return 4;
+  }
+  return 2;
+}
+
+KvBudget kv_budget(const ServingSpec& spec, const train::TransformerSpec& model,
+                   const hw::AcceleratorSpec& accelerator) {
+  KvBudget b;
+  const double tp = spec.tp;
+  b.usable_bytes = accelerator.hbm_bytes * spec.memory_utilization - accelerator.runtime_reserve_bytes;
+  // Every layer's weights at the weight precision, sharded over tp; the embedding and the
+  // output layer in 16 bits (vocabulary-parallel), as FP8 checkpoints keep them.
+  const double layer_params = train::layer_parameter_count(model) * model.layers;
+  const double other_params = train::parameter_count(model) - layer_params;
+  b.weight_bytes = (layer_params * element_bytes(spec.weights) + other_params * 2.0) / tp;
+  // The largest iteration's activations (vLLM sizes the cache after profiling a forward pass of
+  // max_num_batched_tokens): the MLP's up projection and its activation, a few hidden-wide
+  // buffers (residual, norm output, attention output, all-reduce buffer), all in 16 bits, and the
+  // FP32 logits of max_seqs rows.
+  const double up = (model.mlp == train::MlpKind::kSwiGlu ? 3.0 : 2.0) * model.ffn_hidden / tp;
+  b.activation_bytes = static_cast<double>(spec.max_batched_tokens) * (up + 4.0 * model.hidden) * 2.0 +
+                       static_cast<double>(spec.max_seqs) * std::ceil(static_cast<double>(model.vocab) / tp) * 4.0;
+  b.kv_bytes = b.usable_bytes - b.weight_bytes - b.activation_bytes;
+  const double kv_heads = std::max(1.0, static_cast<double>(model.kv_heads) / tp);
+  b.bytes_per_token = 2.0 * kv_heads * train::attention_head_dim(model) * element_bytes(spec.kv) * model.layers;
+  const double block = b.bytes_per_token * spec.block_tokens;
+  b.blocks = b.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(b.kv_bytes / block)) : 0;
+  return b;
+}
+
+}  // namespace fathom::infer

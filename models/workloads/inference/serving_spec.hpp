@@ -1,0 +1,66 @@
+// ServingSpec: one inference service as the serving model sees it: how each replica runs the
+// model (tensor parallelism, weight and KV-cache precision, the scheduler's batch limits, the
+// paged KV cache) and how many replicas the router spreads requests over. Plain values; the
+// scenario loader fills them from `workload.serving` (kind: inference), docs/inference.md.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hardware/accelerator.hpp"
+#include "models/params/parameter.hpp"
+#include "models/workloads/training/transformer.hpp"
+
+namespace fathom::infer {
+
+// Which replica a new request goes to.
+enum class Routing {
+  kRoundRobin,        // replica 0, 1, 2, ... in turn
+  kLeastOutstanding,  // the replica with the fewest requests admitted and not finished (ties: lowest index)
+};
+
+struct ServingSpec {
+  int tp = 1;                                    // GPUs of one replica, tensor parallel over NVLink
+  hw::Precision weights = hw::Precision::kBf16;  // FP8: 1-byte weights and GEMMs at the FP8 peak
+  hw::Precision kv = hw::Precision::kBf16;       // FP8: 1-byte keys and values
+  int max_seqs = 256;                            // requests in one iteration's batch, at most
+  int max_batched_tokens = 8192;                 // tokens one iteration processes, at most (prefill chunks + decodes)
+  bool chunked_prefill = true;                   // prompts split into chunks that share iterations with decodes
+  int block_tokens = 16;                         // tokens per KV-cache block (paged attention)
+  double memory_utilization = 0.9;               // share of HBM the engine takes: weights, activations, KV cache
+  double iteration_overhead_s = 0;               // the engine's host-side cost per iteration, not hidden
+  int replicas = 1;
+  Routing routing = Routing::kRoundRobin;
+};
+
+// The declared scalar keys of `workload.serving` (models/params/parameter.hpp).
+const std::vector<params::Parameter<ServingSpec>>& serving_parameters();
+
+// Bytes per element of a precision's weights or KV cache: 1 for FP8, 2 for BF16, 4 for the rest.
+double element_bytes(hw::Precision precision);
+
+// How the replica's HBM is shared, per GPU (bytes): what the engine may take (HBM x
+// memory_utilization, less the runtime reserve), the weights' shard, the activation workspace of
+// the largest iteration, and what is left for the KV cache, in whole blocks.
+struct KvBudget {
+  double usable_bytes = 0;
+  double weight_bytes = 0;
+  double activation_bytes = 0;
+  double kv_bytes = 0;         // usable - weights - activations (may be negative: does not fit)
+  double bytes_per_token = 0;  // one token's keys and values over every layer, on one GPU
+  std::int64_t blocks = 0;     // whole blocks of block_tokens in kv_bytes (0 when it does not fit)
+};
+
+// The budget of one replica of `spec` running `model` on `accelerator`. Throws
+// std::invalid_argument naming the key at fault when the serving spec and the model disagree
+// (tp must divide heads and ffn_hidden).
+KvBudget kv_budget(const ServingSpec& spec, const train::TransformerSpec& model,
+                   const hw::AcceleratorSpec& accelerator);
+
+// Blocks a sequence of `tokens` tokens holds: ceil(tokens / block_tokens).
+inline std::int64_t blocks_for(std::int64_t tokens, int block_tokens) {
+  return (tokens + block_tokens - 1) / block_tokens;
+}
+
+}  // namespace fathom::infer

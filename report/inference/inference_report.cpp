@@ -1,0 +1,116 @@
+#include "report/inference/inference_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "models/collectives/collective_timer.hpp"
+#include "sim/errors.hpp"
+
+namespace fathom::report {
+
+namespace {
+
+// A cost function of the bytes known at a grid of sizes, linear between them and beyond the last
+// two (the all-reduce's bandwidth term), the first point's below it (its latency term).
+class InterpolatedTable {
+ public:
+  void add(double bytes, double seconds) { points_.emplace_back(bytes, seconds); }
+  double operator()(double bytes) const {
+    if (bytes <= points_.front().first) return points_.front().second;
+    auto hi = std::lower_bound(points_.begin(), points_.end(), std::pair{bytes, -1.0});
+    if (hi == points_.end()) hi = points_.end() - 1;
+    const auto lo = hi - 1;
+    const double f = (bytes - lo->first) / (hi->first - lo->first);
+    return lo->second + f * (hi->second - lo->second);
+  }
+
+ private:
+  std::vector<std::pair<double, double>> points_;  // by increasing bytes
+};
+
+}  // namespace
+
+infer::IterationModel replica_model(const scenario::Scenario& s) {
+  const scenario::InferenceWorkload& w = s.inference;
+  infer::AllReduceTime all_reduce;
+  if (w.serving.tp > 1) {
+    // One node of the cluster: a replica's all-reduces stay on its NVLink island, where nothing
+    // else runs, so they are timed alone.
+    topo::ClusterSpec one = s.cluster;
+    one.nodes = 1;
+    auto timer = std::make_shared<coll::CollectiveTimer>(one, s.collectives, s.seed);
+    std::vector<topo::VertexId> ranks;
+    for (topo::VertexId v = 0; v < timer->topology().vertices().size(); ++v) {
+      if (timer->topology().vertex(v).kind == topo::VertexKind::kGpu && ranks.size() < std::size_t(w.serving.tp)) {
+        ranks.push_back(v);
+      }
+    }
+    auto table = std::make_shared<InterpolatedTable>();
+    for (std::int64_t tokens = 1;; tokens = std::min<std::int64_t>(tokens * 2, w.serving.max_batched_tokens)) {
+      const double bytes = infer::activation_bytes(w.model, tokens);
+      table->add(bytes, timer->time(coll::Op::kAllReduce, ranks, bytes).seconds);
+      if (tokens == w.serving.max_batched_tokens) break;
+    }
+    all_reduce = [table](double bytes) { return (*table)(bytes); };
+  }
+  return infer::IterationModel(w.serving, w.model, s.accelerator, std::move(all_reduce));
+}
+
+double inference_figure(const std::string& key, const InferenceReport& r) {
+  const infer::ServiceMetrics& m = r.metrics;
+  if (key == "p99_ttft") return m.ttft_s.p99;
+  if (key == "p99_tpot") return m.tpot_s.p99;
+  if (key == "p99_e2e") return m.e2e_s.p99;
+  if (key == "throughput") return m.throughput_tokens_per_s;
+  throw std::invalid_argument("inference_figure: no figure \"" + key + "\"");
+}
+
+InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceOptions& options) {
+  if (scenario.workload != scenario::WorkloadKind::kInference) {
+    throw scenario::ScenarioError(scenario.locations.at("workload"), "workload.kind", "kind: inference",
+                                  "another workload kind");
+  }
+  InferenceReport report;
+  report.scenario = std::move(scenario);
+  const scenario::Scenario& s = report.scenario;
+  const scenario::InferenceWorkload& w = s.inference;
+  const infer::IterationModel model = replica_model(s);
+
+  double mean_prompt = 0;
+  for (const infer::Request& q : w.requests) mean_prompt += q.prompt;
+  const auto prompt = static_cast<std::int64_t>(std::llround(mean_prompt / static_cast<double>(w.requests.size())));
+  // A prompt longer than the token budget runs in chunks; each chunk's pass counts.
+  for (std::int64_t done = 0; done < prompt;) {
+    const std::int64_t n = std::min<std::int64_t>(prompt - done, w.serving.max_batched_tokens);
+    infer::IterationWork work{n, 1, done + n == prompt ? 1 : 0, static_cast<double>(n) * done + n * (n + 1) / 2.0,
+                              static_cast<double>(done + n)};
+    report.alone_prefill_s += model.seconds(work);
+    done += n;
+  }
+  report.alone_decode_s = model.seconds({1, 1, 1, static_cast<double>(prompt + 1), static_cast<double>(prompt + 1)});
+
+  infer::ServiceSpec spec;
+  spec.serving = w.serving;
+  spec.kv_blocks = w.budget.blocks;
+  spec.dispatch_delay = w.dispatch_delay;
+  spec.record_iterations = options.record_iterations;
+  sim::RunOptions run;
+  if (options.threads > 1) {
+    run.scheduler = sim::Scheduler::kParallel;
+    run.threads = options.threads;
+  }
+  report.run = infer::run_service(w.requests, spec, model, s.seed, run);
+  report.metrics = infer::summarize(w.requests, report.run, w.slo);
+  for (const auto& e : s.expectations) {
+    const double actual = inference_figure(e.key, report);
+    const bool pass = holds(e.op, actual, e.value);
+    report.all_pass = report.all_pass && pass;
+    report.expectations.push_back({e, actual, pass});
+  }
+  return report;
+}
+
+}  // namespace fathom::report

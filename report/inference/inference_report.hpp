@@ -1,0 +1,58 @@
+// `simulate` for an inference workload: the service's requests through its replicas on the
+// scenario's cluster (models/workloads/inference/), the figures docs/inference.md defines, and the
+// expectations (p99_ttft, p99_tpot, p99_e2e, throughput) evaluated.
+#pragma once
+
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "models/workloads/inference/iteration_model.hpp"
+#include "models/workloads/inference/service.hpp"
+#include "models/workloads/inference/service_metrics.hpp"
+#include "report/training/training_report.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace fathom::report {
+
+struct InferenceReport {
+  scenario::Scenario scenario;
+  infer::ServiceRun run;
+  infer::ServiceMetrics metrics;
+  // One request of the mean prompt alone on a replica: its prefill and its first decode (seconds),
+  // the roofline's own figures before any queueing or batching.
+  double alone_prefill_s = 0;
+  double alone_decode_s = 0;
+  std::vector<ExpectationOutcome> expectations;
+  bool all_pass = true;
+};
+
+struct InferenceOptions {
+  bool record_iterations = false;  // keep every iteration, for the timeline (--trace)
+  unsigned threads = 1;            // the engine's parallel scheduler when above 1
+};
+
+// One replica's iteration model on the scenario's accelerator; its tensor-parallel all-reduces are
+// timed by the collective model on one node of the cluster, at the batch sizes of a grid (powers
+// of two up to max_batched_tokens) and interpolated between them.
+infer::IterationModel replica_model(const scenario::Scenario& scenario);
+
+// Runs the service. A scenario whose workload is not inference is bad input (scenario::ScenarioError
+// at workload.kind).
+InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceOptions& options = {});
+
+// The figure an expectation names, in SI units: p99_ttft, p99_tpot, p99_e2e (seconds), throughput
+// (output tokens per second).
+double inference_figure(const std::string& key, const InferenceReport& report);
+
+void write_inference_summary(std::FILE* out, const InferenceReport& report);
+// The JSON report (docs/report.md): the scenario, the service, the memory, and `inference`.
+void write_inference_json(std::ostream& out, const InferenceReport& report);
+// One row per request (--requests-out).
+void write_requests_csv(std::ostream& out, const InferenceReport& report);
+// A Perfetto timeline: a track per replica with a slice per iteration and counters of its batch
+// and KV cache (--trace; needs InferenceOptions::record_iterations).
+void write_inference_trace(std::ostream& out, const InferenceReport& report);
+
+}  // namespace fathom::report

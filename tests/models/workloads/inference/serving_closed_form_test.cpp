@@ -1,0 +1,106 @@
+// The serving model against closed forms: one request alone on a plain roofline accelerator
+// (no overheads, every efficiency 1) has a TTFT equal to its prompt's forward pass and a TPOT
+// equal to the mean of its decode passes, each written out here from the model's shapes; a
+// replica that serves one request at a time under Poisson arrivals is an M/D/1 queue whose
+// mean wait is Pollaczek-Khinchine's.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "models/workloads/inference/iteration_model.hpp"
+#include "models/workloads/inference/service.hpp"
+#include "models/workloads/inference/service_metrics.hpp"
+#include "tests/models/workloads/inference/serving_fixtures.hpp"
+#include "tests/support/queueing.hpp"
+
+using namespace fathom;
+
+namespace {
+
+// One layer's (or the output layer's) GEMM on the plain roofline, BF16 weights.
+double gemm(double m, double n, double k) {
+  return std::max(2 * m * n * k / 1e15, (k * n * 2 + m * (k + n) * 2) / 2e12);
+}
+
+// A forward pass over `n` new tokens of one sequence that has `p` in its cache, closed form.
+double forward(double p, double n) {
+  const double h = 1024, kv = 256, ffn = 4096, vocab = 32000, layers = 4, heads_dim = 1024;
+  const double gemms = gemm(n, h + 2 * kv, h) + gemm(n, h, h) + gemm(n, 2 * ffn, h) + gemm(n, h, ffn);
+  const double pairs = n * p + n * (n + 1) / 2;
+  const double attention =
+      std::max(4 * heads_dim * pairs / 1e15, ((p + n) * 2 * kv * 2 + 2 * n * heads_dim * 2) / 2e12);
+  const double elementwise = (2 * 4 * n * h * 2 + 2 * n * (h + kv) * 2 + 3 * n * ffn * 2) / 2e12;
+  const double output = gemm(1, vocab, h) + vocab * 4 / 2e12;
+  return layers * (gemms + attention + elementwise) + output;
+}
+
+infer::ServiceSpec one_replica(int max_seqs) {
+  infer::ServiceSpec s;
+  s.serving.max_seqs = max_seqs;
+  s.serving.max_batched_tokens = 8192;
+  s.kv_blocks = 100000;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("one request alone: TTFT is the prompt's forward pass, TPOT the mean of its decodes") {
+  const infer::ServiceSpec spec = one_replica(8);
+  const infer::IterationModel model(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
+  for (const auto& [prompt, output] : {std::pair{467, 256}, std::pair{2048, 2}, std::pair{1, 64}}) {
+    CAPTURE(prompt);
+    const std::vector<infer::Request> requests{{sim::SimTime::zero(), prompt, output}};
+    const infer::ServiceRun run = infer::run_service(requests, spec, model, 1);
+    const infer::ServiceMetrics m = infer::summarize(requests, run, {});
+    REQUIRE(m.finished == 1);
+    CHECK(m.ttft_s.p50 == doctest::Approx(forward(0, prompt)).epsilon(1e-6));
+    double decodes = 0;
+    for (int g = 1; g < output; ++g) decodes += forward(prompt + g - 1, 1);
+    CHECK(m.tpot_s.p50 == doctest::Approx(decodes / (output - 1)).epsilon(1e-6));
+    CHECK(m.e2e_s.p50 == doctest::Approx(forward(0, prompt) + decodes).epsilon(1e-6));
+    CHECK(run.replicas[0].iterations == output);
+  }
+}
+
+TEST_CASE("a chunked prompt takes ceil(prompt / budget) iterations, each a chunk's forward pass") {
+  infer::ServiceSpec spec = one_replica(8);
+  spec.serving.max_batched_tokens = 512;
+  const infer::IterationModel model(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
+  const std::vector<infer::Request> requests{{sim::SimTime::zero(), 1300, 2}};
+  const infer::ServiceRun run = infer::run_service(requests, spec, model, 1);
+  const infer::ServiceMetrics m = infer::summarize(requests, run, {});
+  // Chunks of 512, 512 and 276; the output layer runs only on the last.
+  const double out = gemm(1, 32000, 1024) + 32000 * 4 / 2e12;
+  const double expected = (forward(0, 512) - out) + (forward(512, 512) - out) + forward(1024, 276);
+  CHECK(m.ttft_s.p50 == doctest::Approx(expected).epsilon(1e-6));
+  CHECK(run.replicas[0].iterations == 4);
+}
+
+TEST_CASE("one request at a time under Poisson arrivals is M/D/1: the mean wait is Pollaczek-Khinchine's") {
+  const infer::ServiceSpec spec = one_replica(1);
+  const infer::IterationModel model(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
+  const int prompt = 512, output = 32;
+  double service = forward(0, prompt);
+  for (int g = 1; g < output; ++g) service += forward(prompt + g - 1, 1);
+  for (const double rho : {0.5, 0.8}) {
+    CAPTURE(rho);
+    infer::RequestSpec r;
+    r.rate = rho / service;
+    r.count = 60000;
+    r.prompt.a = prompt;
+    r.output.a = output;
+    const auto requests = infer::generate_requests(r, 7);
+    const infer::ServiceRun run = infer::run_service(requests, spec, model, 1);
+    std::vector<double> waits;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      waits.push_back((run.requests[i].first_token - requests[i].arrival).to_seconds() - forward(0, prompt));
+    }
+    const double expected = rho * service / (2 * (1 - rho));
+    const auto ci = test::batch_means_95(waits, 10000, 2500);
+    CAPTURE(ci.mean);
+    CAPTURE(ci.half);
+    CHECK(std::abs(ci.mean - expected) <= ci.half);
+  }
+}
