@@ -138,6 +138,84 @@ void read_trace(InferenceWorkload& w, MapReader& r, const std::function<void(con
   }
 }
 
+void read_autoscaler(InferenceWorkload& w, MapReader& a, const std::function<void(const ValueReader&)>& note,
+                     const std::vector<std::string>& tiers, std::int64_t cluster_replicas) {
+  infer::AutoscalerSpec& x = w.autoscaler;
+  x.enabled = true;
+  for (auto key : {"metric", "target", "tolerance", "min_replicas", "max_replicas", "interval", "scale_up_window",
+                   "scale_down_window", "startup", "model_load"}) {
+    if (auto v = a.find(key)) note(*v);
+  }
+  const std::string metric = a.one_of("metric", {"utilization", "outstanding"}, "utilization");
+  x.metric = metric == "outstanding" ? infer::ScaleMetric::kOutstanding : infer::ScaleMetric::kUtilization;
+  if (x.metric == infer::ScaleMetric::kUtilization) {
+    x.target = a.fraction("target", 0.7);
+  } else {
+    const ValueReader t = a.value("target", "requests per replica, a positive number");
+    x.target = positive_number(t, "requests per replica, a positive number");
+  }
+  x.tolerance = a.optional<double>("tolerance", 0.1, "a fraction from 0 to 1");
+  if (!(x.tolerance >= 0 && x.tolerance < 1)) a.fail("tolerance", "a fraction from 0 to below 1 (Kubernetes: 0.1)");
+  x.min_replicas = a.positive_int("min_replicas", 1);
+  x.max_replicas = a.positive_int("max_replicas");
+  if (x.max_replicas < x.min_replicas) {
+    a.fail("max_replicas", "at least min_replicas (" + std::to_string(x.min_replicas) + ")");
+  }
+  if (x.max_replicas > cluster_replicas) {
+    a.fail("max_replicas", "at most the cluster's " + std::to_string(cluster_replicas) + " replicas");
+  }
+  if (w.serving.replicas < x.min_replicas || w.serving.replicas > x.max_replicas) {
+    a.fail("min_replicas", "a range that holds serving.replicas (" + std::to_string(w.serving.replicas) +
+                               ", the replicas ready at the start)");
+  }
+  x.interval = a.duration("interval", x.interval, Sign::kPositive);
+  x.up_window = a.duration("scale_up_window", x.up_window);
+  x.down_window = a.duration("scale_down_window", x.down_window);
+  x.startup = a.duration("startup", sim::SimTime::zero());
+  if (auto v = a.find("model_load")) {
+    const std::string tier = v->as<std::string>("the name of a storage tier of the scenario's storage: section");
+    if (std::find(tiers.begin(), tiers.end(), tier) == tiers.end()) {
+      std::string names;
+      for (const auto& t : tiers) names += (names.empty() ? "" : ", ") + t;
+      v->fail("a storage tier of the scenario's storage: section (" + (names.empty() ? "none is defined" : names) +
+              ")");
+    }
+    w.model_load_tier = tier;
+  }
+}
+
+void read_disaggregation(InferenceWorkload& w, MapReader& d, const std::function<void(const ValueReader&)>& note,
+                         int gpus_per_node) {
+  for (auto key : {"prefill_replicas", "prefill_tp"}) {
+    if (auto v = d.find(key)) note(*v);
+  }
+  w.prefill_replicas = d.positive_int("prefill_replicas");
+  w.prefill = w.serving;
+  w.prefill.tp = d.positive_int("prefill_tp", w.serving.tp);
+  w.prefill.replicas = w.prefill_replicas;
+  const int tp = w.prefill.tp;
+  if (tp > gpus_per_node || gpus_per_node % tp != 0) {
+    d.fail("prefill_tp", "a divisor of a node's " + std::to_string(gpus_per_node) + " GPUs");
+  }
+  if (w.model.heads % tp != 0 || w.model.ffn_hidden % tp != 0) {
+    d.fail("prefill_tp", "a divisor of the model's heads (" + std::to_string(w.model.heads) + ") and ffn_hidden (" +
+                             std::to_string(w.model.ffn_hidden) + ")");
+  }
+}
+
+// Packs the replicas onto the nodes (InferenceWorkload::node_of); false when they need more nodes
+// than the cluster has.
+bool place_replicas(InferenceWorkload& w, int gpus_per_node, int nodes) {
+  const int decode = w.autoscaler.enabled ? w.autoscaler.max_replicas : w.serving.replicas;
+  w.node_of.clear();
+  for (int r = 0; r < decode; ++r) w.node_of.push_back(static_cast<std::int32_t>(r * w.serving.tp / gpus_per_node));
+  const int first = decode == 0 ? 0 : (decode * w.serving.tp + gpus_per_node - 1) / gpus_per_node;
+  for (int r = 0; r < w.prefill_replicas; ++r) {
+    w.node_of.push_back(static_cast<std::int32_t>(first + r * w.prefill.tp / gpus_per_node));
+  }
+  return w.node_of.empty() || w.node_of.back() < nodes;
+}
+
 // The checks that need the model, the serving spec and the requests together.
 void check_fit(const InferenceWorkload& w, MapReader& serving, const hw::AcceleratorSpec& accelerator,
                const std::map<std::string, Location>& locations) {
@@ -185,7 +263,7 @@ void check_fit(const InferenceWorkload& w, MapReader& serving, const hw::Acceler
 
 void read_inference_workload(InferenceWorkload& w, MapReader& workload, const std::string& scenario_file,
                              const hw::AcceleratorSpec& accelerator, int gpus_per_node, int nodes, std::uint64_t seed,
-                             std::map<std::string, Location>& locations) {
+                             std::map<std::string, Location>& locations, const std::vector<std::string>& tiers) {
   const auto note = [&](const ValueReader& v) { locations[v.path()] = v.location(); };
   const auto note_map = [&](const MapReader& m) { locations[m.path()] = m.location(); };
 
@@ -222,6 +300,26 @@ void read_inference_workload(InferenceWorkload& w, MapReader& workload, const st
   }
   requests.finish();
 
+  if (workload.has("autoscaler")) {
+    MapReader a = workload.child("autoscaler");
+    note_map(a);
+    read_autoscaler(w, a, note, tiers, per_node * nodes);
+    a.finish();
+  }
+
+  if (workload.has("disaggregation")) {
+    MapReader d = workload.child("disaggregation");
+    note_map(d);
+    read_disaggregation(w, d, note, gpus_per_node);
+    if (!place_replicas(w, gpus_per_node, nodes)) {
+      d.fail("prefill_replicas", "a prefill pool that fits the nodes left after the decode replicas (" +
+                                     std::to_string(nodes) + " nodes of " + std::to_string(gpus_per_node) + " GPUs)");
+    }
+    d.finish();
+  } else {
+    place_replicas(w, gpus_per_node, nodes);
+  }
+
   MapReader slo = workload.optional_child("slo");
   note_map(slo);
   for (auto key : {"ttft", "tpot", "e2e"}) {
@@ -234,6 +332,20 @@ void read_inference_workload(InferenceWorkload& w, MapReader& workload, const st
 
   w.budget = infer::kv_budget(w.serving, w.model, accelerator);
   check_fit(w, serving, accelerator, locations);
+  if (w.prefill_replicas > 0) {
+    w.prefill_budget = infer::kv_budget(w.prefill, w.model, accelerator);
+    std::int64_t longest = 0;
+    for (const infer::Request& q : w.requests) longest = std::max<std::int64_t>(longest, q.prompt);
+    if (infer::blocks_for(longest, w.prefill.block_tokens) > w.prefill_budget.blocks) {
+      const auto it = locations.find("workload.disaggregation.prefill_tp");
+      const auto at = locations.find("workload.disaggregation");
+      throw ScenarioError(
+          it != locations.end() ? it->second : at->second, "workload.disaggregation.prefill_tp",
+          "a prefill replica whose KV cache holds the longest prompt (" + std::to_string(longest) + " tokens)",
+          std::to_string(w.prefill_budget.blocks * w.prefill.block_tokens) + " tokens",
+          "raise prefill_tp or memory_utilization");
+    }
+  }
   serving.finish();
 }
 

@@ -12,6 +12,7 @@
 
 #include "models/hardware/accelerator.hpp"
 #include "models/workloads/inference/requests.hpp"
+#include "models/workloads/inference/service.hpp"
 #include "models/workloads/inference/service_metrics.hpp"
 #include "models/workloads/inference/serving_spec.hpp"
 #include "models/workloads/training/transformer.hpp"
@@ -37,6 +38,18 @@ struct InferenceWorkload {
   sim::SimTime trace_length;     // the window's length; 0: to the end
   std::int64_t trace_limit = 0;  // at most this many requests of the window; 0: all
   infer::Slo slo;
+  // `autoscaler:` (enabled when present); its `load` is left empty here: the model's load time
+  // from `model_load_tier` (a tier of the scenario's `storage:`, or none) is the storage model's.
+  infer::AutoscalerSpec autoscaler;
+  std::string model_load_tier;
+  // `disaggregation:` a prefill pool beside the serving replicas (which then only decode); 0
+  // prefill replicas: none. The pool's engine is `serving`'s with its own tp.
+  int prefill_replicas = 0;
+  infer::ServingSpec prefill;
+  infer::KvBudget prefill_budget;
+  // Each replica's node: the decode (or only) pool's replicas packed from node 0, a node's GPUs in
+  // order; the prefill pool's from the next whole node.
+  std::vector<std::int32_t> node_of;
 
   // What the loader made of it.
   std::vector<infer::Request> requests;  // in arrival order, the first at or after time 0
@@ -47,9 +60,10 @@ struct InferenceWorkload {
 
 // Reads `workload` (kind: inference) but its model, which the caller has read into w.model.
 // `accelerator` and the cluster's shape check that replicas fit; `seed` draws generated requests.
-// Records each key's location in `locations`. Throws ScenarioError.
+// Records each key's location in `locations`; `tiers` are the scenario's storage tiers, which
+// `autoscaler.model_load` may name. Throws ScenarioError.
 void read_inference_workload(InferenceWorkload& w, MapReader& workload, const std::string& scenario_file,
                              const hw::AcceleratorSpec& accelerator, int gpus_per_node, int nodes, std::uint64_t seed,
-                             std::map<std::string, Location>& locations);
+                             std::map<std::string, Location>& locations, const std::vector<std::string>& tiers = {});
 
 }  // namespace fathom::scenario

@@ -605,8 +605,10 @@ void read_workload(Scenario& s, MapReader w) {
              "name a catalog node (cluster.node: dgx-h100) or add hardware: {accelerator: h100-sxm}");
     }
     s.inference.model = read_model(s, w);
+    std::vector<std::string> tiers;
+    for (const storage::TierSpec& t : s.storage) tiers.push_back(t.name);
     read_inference_workload(s.inference, w, s.file, s.accelerator, s.cluster.node.gpus, s.cluster.nodes, s.seed,
-                            s.locations);
+                            s.locations, tiers);
     w.finish();
     return;
   }

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "models/collectives/collective_timer.hpp"
+#include "models/reliability/run_setup.hpp"
 #include "sim/errors.hpp"
 
 namespace fathom::report {
@@ -33,10 +35,10 @@ class InterpolatedTable {
 
 }  // namespace
 
-infer::IterationModel replica_model(const scenario::Scenario& s) {
+infer::IterationModel replica_model(const scenario::Scenario& s, const infer::ServingSpec& serving) {
   const scenario::InferenceWorkload& w = s.inference;
   infer::AllReduceTime all_reduce;
-  if (w.serving.tp > 1) {
+  if (serving.tp > 1) {
     // One node of the cluster: a replica's all-reduces stay on its NVLink island, where nothing
     // else runs, so they are timed alone.
     topo::ClusterSpec one = s.cluster;
@@ -44,19 +46,39 @@ infer::IterationModel replica_model(const scenario::Scenario& s) {
     auto timer = std::make_shared<coll::CollectiveTimer>(one, s.collectives, s.seed);
     std::vector<topo::VertexId> ranks;
     for (topo::VertexId v = 0; v < timer->topology().vertices().size(); ++v) {
-      if (timer->topology().vertex(v).kind == topo::VertexKind::kGpu && ranks.size() < std::size_t(w.serving.tp)) {
+      if (timer->topology().vertex(v).kind == topo::VertexKind::kGpu && ranks.size() < std::size_t(serving.tp)) {
         ranks.push_back(v);
       }
     }
     auto table = std::make_shared<InterpolatedTable>();
-    for (std::int64_t tokens = 1;; tokens = std::min<std::int64_t>(tokens * 2, w.serving.max_batched_tokens)) {
+    for (std::int64_t tokens = 1;; tokens = std::min<std::int64_t>(tokens * 2, serving.max_batched_tokens)) {
       const double bytes = infer::activation_bytes(w.model, tokens);
       table->add(bytes, timer->time(coll::Op::kAllReduce, ranks, bytes).seconds);
-      if (tokens == w.serving.max_batched_tokens) break;
+      if (tokens == serving.max_batched_tokens) break;
     }
     all_reduce = [table](double bytes) { return (*table)(bytes); };
   }
-  return infer::IterationModel(w.serving, w.model, s.accelerator, std::move(all_reduce));
+  return infer::IterationModel(serving, w.model, s.accelerator, std::move(all_reduce));
+}
+
+infer::IterationModel replica_model(const scenario::Scenario& s) { return replica_model(s, s.inference.serving); }
+
+std::vector<sim::SimTime> model_load_times(const scenario::Scenario& s) {
+  const scenario::InferenceWorkload& w = s.inference;
+  std::vector<sim::SimTime> load;
+  if (w.model_load_tier.empty()) return load;
+  const auto tier = std::find_if(s.storage.begin(), s.storage.end(),
+                                 [&](const storage::TierSpec& t) { return t.name == w.model_load_tier; });
+  if (tier == s.storage.end()) throw std::logic_error("model_load: the loader let an unknown tier through");
+  const int per_node = std::max(1, s.cluster.node.gpus / w.serving.tp);
+  const double replica_bytes = w.budget.weight_bytes * w.serving.tp;  // every shard of the model
+  for (int k = 1; k <= w.autoscaler.max_replicas; ++k) {
+    const int nodes = (k + per_node - 1) / per_node;
+    const double per_node_bytes = replica_bytes * std::min(k, per_node);
+    const double seconds = rel::tier_transfer_s(*tier, s.cluster, nodes, {{nodes, per_node_bytes}}, false, s.seed);
+    load.push_back(sim::SimTime::from_ns(std::llround(seconds * 1e9)));
+  }
+  return load;
 }
 
 double inference_figure(const std::string& key, const InferenceReport& r) {
@@ -96,13 +118,36 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
   spec.serving = w.serving;
   spec.kv_blocks = w.budget.blocks;
   spec.dispatch_delay = w.dispatch_delay;
+  if (w.autoscaler.enabled) {
+    spec.autoscaler = w.autoscaler;
+    spec.autoscaler.load = model_load_times(s);
+    report.model_load = spec.autoscaler.load;
+  }
   spec.record_iterations = options.record_iterations;
   sim::RunOptions run;
   if (options.threads > 1) {
     run.scheduler = sim::Scheduler::kParallel;
     run.threads = options.threads;
   }
-  report.run = infer::run_service(w.requests, spec, model, s.seed, run);
+  std::optional<infer::IterationModel> prefill_model;
+  if (w.prefill_replicas > 0) {
+    infer::DisaggregationSpec& d = spec.disaggregation;
+    d.prefill_replicas = w.prefill_replicas;
+    d.prefill = w.prefill;
+    d.prefill_kv_blocks = w.prefill_budget.blocks;
+    d.kv_bytes_per_token = 2.0 * w.model.layers * w.model.kv_heads * train::attention_head_dim(w.model) *
+                           infer::element_bytes(w.serving.kv);
+    // A prefill replica sends over its own GPUs' links: NVLink to a decode replica on its node, its
+    // GPUs' share of the node's NICs to one on another node, each at its collectives' efficiency.
+    const topo::NodeSpec& node = s.cluster.node;
+    d.same_node_bytes_per_s = w.prefill.tp * node.nvlink_bytes_per_s * s.collectives.efficiency.ring;
+    const double nics_per_gpu = node.gpus > 0 ? static_cast<double>(node.nics) / node.gpus : 0;
+    d.cross_node_bytes_per_s = w.prefill.tp * nics_per_gpu * node.nic_bytes_per_s * s.collectives.efficiency.nic;
+    d.transfer_latency = sim::SimTime::from_ns(s.collectives.alpha_ns);
+    d.node_of = w.node_of;
+    prefill_model.emplace(replica_model(s, w.prefill));
+  }
+  report.run = infer::run_service(w.requests, spec, model, s.seed, run, prefill_model ? &*prefill_model : nullptr);
   report.metrics = infer::summarize(w.requests, report.run, w.slo);
   for (const auto& e : s.expectations) {
     const double actual = inference_figure(e.key, report);

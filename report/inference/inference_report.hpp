@@ -24,6 +24,9 @@ struct InferenceReport {
   // the roofline's own figures before any queueing or batching.
   double alone_prefill_s = 0;
   double alone_decode_s = 0;
+  // With an autoscaler reading the model from a storage tier: the load when k replicas start
+  // together (index k - 1).
+  std::vector<sim::SimTime> model_load;
   std::vector<ExpectationOutcome> expectations;
   bool all_pass = true;
 };
@@ -37,6 +40,13 @@ struct InferenceOptions {
 // timed by the collective model on one node of the cluster, at the batch sizes of a grid (powers
 // of two up to max_batched_tokens) and interpolated between them.
 infer::IterationModel replica_model(const scenario::Scenario& scenario);
+// The same for another engine on the scenario's model and accelerator (the prefill pool's).
+infer::IterationModel replica_model(const scenario::Scenario& scenario, const infer::ServingSpec& serving);
+
+// With an autoscaler whose model_load names a storage tier: the time k replicas (index k - 1, up
+// to max_replicas) take to read the model's weights (every replica's shards) from it together,
+// on the storage model (rel::tier_transfer_s); empty without one.
+std::vector<sim::SimTime> model_load_times(const scenario::Scenario& scenario);
 
 // Runs the service. A scenario whose workload is not inference is bad input (scenario::ScenarioError
 // at workload.kind).

@@ -1,4 +1,5 @@
 // The inference report's writers: terminal summary, JSON, per-request CSV, Perfetto timeline.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <string>
@@ -18,7 +19,15 @@ namespace fathom::report {
 namespace {
 
 const char* routing_name(infer::Routing r) {
-  return r == infer::Routing::kRoundRobin ? "round-robin" : "least-outstanding";
+  switch (r) {
+    case infer::Routing::kRoundRobin:
+      return "round-robin";
+    case infer::Routing::kLeastOutstanding:
+      return "least-outstanding";
+    case infer::Routing::kKvAware:
+      return "kv-aware";
+  }
+  return "round-robin";
 }
 
 const char* arrival_name(const scenario::InferenceWorkload& w) {
@@ -68,6 +77,12 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
                w.model.name.c_str(), train::parameter_count(w.model) / 1e9, w.serving.replicas,
                w.serving.replicas == 1 ? "" : "s", w.serving.tp, precision_name(w.serving.weights),
                precision_name(w.serving.kv), routing_name(w.serving.routing));
+  if (w.prefill_replicas > 0) {
+    std::fprintf(
+        out,
+        "         disaggregated: %d prefill replica%s of tp %d hand each prompt's KV cache to the decode replicas\n",
+        w.prefill_replicas, w.prefill_replicas == 1 ? "" : "s", w.prefill.tp);
+  }
   std::fprintf(out, "         %s, up to %d tokens and %d requests an iteration, %d-token blocks\n",
                w.serving.chunked_prefill ? "chunked prefill" : "whole prompts", w.serving.max_batched_tokens,
                w.serving.max_seqs, w.serving.block_tokens);
@@ -91,6 +106,7 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
   percentiles_row(out, "TTFT", m.ttft_s, 1e3);
   percentiles_row(out, "TPOT", m.tpot_s, 1e3);
   percentiles_row(out, "E2E", m.e2e_s, 1e3);
+  if (m.kv_transfer_s.count > 0) percentiles_row(out, "KV", m.kv_transfer_s, 1e3);
   std::fprintf(out, "\nthroughput     %.6g output tokens/s (%.6g with the prompts), %.4g requests/s\n",
                m.throughput_tokens_per_s, m.total_tokens_per_s, m.requests_per_s);
   if (w.slo.any()) {
@@ -107,6 +123,24 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
                100 * m.kv_cache_utilization, 100 * m.peak_kv_cache_utilization, m.preemptions);
   std::fprintf(out, "replicas       busy %.1f%% of the time, %.1f requests an iteration on average\n",
                100 * m.busy_fraction, m.mean_batch);
+  if (w.autoscaler.enabled) {
+    const infer::AutoscalerSpec& a = w.autoscaler;
+    int low = a.max_replicas, high = 0;
+    for (const infer::ReplicaCount& c : report.run.replica_counts) {
+      low = std::min(low, c.ready);
+      high = std::max(high, c.ready);
+    }
+    std::fprintf(out,
+                 "autoscaler     %s target %.4g, %d to %d replicas: %d to %d ready over the run, %zu changes, %.4g "
+                 "GPU-hours\n",
+                 a.metric == infer::ScaleMetric::kUtilization ? "utilization" : "outstanding requests", a.target,
+                 a.min_replicas, a.max_replicas, low, high, report.run.replica_counts.size() - 1,
+                 report.run.replica_seconds * w.serving.tp / 3600);
+    if (!report.model_load.empty()) {
+      std::fprintf(out, "               a replica starts in %.4g s + %.4g s to load the model from %s\n",
+                   a.startup.to_seconds(), report.model_load.front().to_seconds(), w.model_load_tier.c_str());
+    }
+  }
   infer::IterationTime t;
   for (const infer::ReplicaStats& r : report.run.replicas) {
     t.gemm += r.time.gemm;
@@ -164,6 +198,34 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.member("replicas", w.serving.replicas);
   j.member("routing", std::string(routing_name(w.serving.routing)));
   j.member("dispatch_delay_s", w.dispatch_delay.to_seconds());
+  if (w.prefill_replicas > 0) {
+    j.key("disaggregation");
+    j.begin_object();
+    j.member("prefill_replicas", w.prefill_replicas);
+    j.member("prefill_tp", w.prefill.tp);
+    j.member("prefill_kv_blocks", w.prefill_budget.blocks);
+    j.end_object();
+  }
+  if (w.autoscaler.enabled) {
+    const infer::AutoscalerSpec& a = w.autoscaler;
+    j.key("autoscaler");
+    j.begin_object();
+    j.member("metric", std::string(a.metric == infer::ScaleMetric::kUtilization ? "utilization" : "outstanding"));
+    j.member("target", a.target);
+    j.member("tolerance", a.tolerance);
+    j.member("min_replicas", a.min_replicas);
+    j.member("max_replicas", a.max_replicas);
+    j.member("interval_s", a.interval.to_seconds());
+    j.member("scale_up_window_s", a.up_window.to_seconds());
+    j.member("scale_down_window_s", a.down_window.to_seconds());
+    j.member("startup_s", a.startup.to_seconds());
+    j.member("model_load_tier", w.model_load_tier);
+    j.key("model_load_s");
+    j.begin_array();
+    for (const sim::SimTime& t : report.model_load) j.value(t.to_seconds());
+    j.end_array();
+    j.end_object();
+  }
   j.end_object();
   j.key("memory_per_gpu");
   j.begin_object();
@@ -194,6 +256,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   percentiles_json(j, "ttft_s", m.ttft_s);
   percentiles_json(j, "tpot_s", m.tpot_s);
   percentiles_json(j, "e2e_s", m.e2e_s);
+  if (w.prefill_replicas > 0) percentiles_json(j, "kv_transfer_s", m.kv_transfer_s);
   j.member("duration_s", m.duration_s);
   j.member("input_tokens", m.input_tokens);
   j.member("output_tokens", m.output_tokens);
@@ -215,13 +278,22 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.member("busy_fraction", m.busy_fraction);
   j.member("alone_prefill_s", report.alone_prefill_s);
   j.member("alone_decode_s", report.alone_decode_s);
-  j.key("replicas");  // the replica count over time: constant without an autoscaler
+  j.key("replicas");  // the replica count over time: at 0 and after every change
   j.begin_array();
-  j.begin_object();
-  j.member("time_s", 0.0);
-  j.member("count", w.serving.replicas);
-  j.end_object();
+  for (const infer::ReplicaCount& c : report.run.replica_counts) {
+    j.begin_object();
+    j.member("time_s", c.time.to_seconds());
+    j.member("ready", c.ready);
+    j.member("starting", c.starting);
+    j.member("draining", c.draining);
+    j.end_object();
+  }
   j.end_array();
+  j.member("replica_seconds", report.run.replica_seconds);
+  // The prefill pool does not scale: its replicas are up for the whole run.
+  j.member("gpu_hours", (report.run.replica_seconds * w.serving.tp +
+                         static_cast<double>(w.prefill_replicas) * w.prefill.tp * report.run.end.to_seconds()) /
+                            3600);
   j.end_object();
   j.key("replicas");
   j.begin_array();
@@ -229,6 +301,9 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
     const infer::ReplicaStats& x = report.run.replicas[r];
     j.begin_object();
     j.member("replica", static_cast<std::int64_t>(r));
+    const std::size_t decode =
+        static_cast<std::size_t>(w.autoscaler.enabled ? w.autoscaler.max_replicas : w.serving.replicas);
+    j.member("pool", std::string(w.prefill_replicas == 0 ? "both" : r < decode ? "decode" : "prefill"));
     j.member("iterations", x.iterations);
     j.member("busy_s", x.busy_s);
     j.member("tokens", x.tokens);
@@ -290,6 +365,12 @@ void write_inference_trace(std::ostream& out, const InferenceReport& report) {
     trace.counter(it.replica, "batch", it.start, {{"sequences", it.sequences}, {"tokens", it.tokens}});
     trace.counter(it.replica, "kv_cache", it.start,
                   {{"used_fraction", blocks > 0 ? static_cast<double>(it.used_blocks) / blocks : 0}});
+  }
+  const int service = static_cast<int>(report.run.replicas.size());
+  trace.process_name(service, "service");
+  for (const infer::ReplicaCount& c : report.run.replica_counts) {
+    trace.counter(service, "replicas", c.time,
+                  {{"ready", c.ready}, {"starting", c.starting}, {"draining", c.draining}});
   }
   trace.write(out);
 }

@@ -18,6 +18,16 @@ void ReplicaEngine::admit(std::uint32_t request, std::int32_t prompt, std::int32
   waiting_.push_back(s);
 }
 
+void ReplicaEngine::admit_preloaded(std::uint32_t request, std::int32_t prompt, std::int32_t output) {
+  Sequence s;
+  s.request = request;
+  s.prompt = prompt;
+  s.output = output;
+  s.generated = 1;
+  s.processed = prompt;
+  waiting_.push_back(s);
+}
+
 bool ReplicaEngine::allocate(Sequence& s, std::int32_t tokens) {
   const std::int64_t need = blocks_for(s.processed + tokens, spec_.block_tokens) - s.blocks;
   if (need > free_blocks_) return false;

@@ -32,6 +32,11 @@ class ReplicaEngine {
   // A new request (index `request` in the service's list) joins the waiting queue.
   void admit(std::uint32_t request, std::int32_t prompt, std::int32_t output);
 
+  // A request whose prompt's keys and values arrive with it (from a prefill replica, which sampled
+  // its first token): it joins the waiting queue with its prompt processed and one token
+  // generated, and needs the blocks for them when admitted.
+  void admit_preloaded(std::uint32_t request, std::int32_t prompt, std::int32_t output);
+
   // Picks the next iteration's batch, allocating blocks (and preempting where the cache is
   // full). Returns its duration in seconds, or a negative value when there is nothing to run.
   double begin_iteration();

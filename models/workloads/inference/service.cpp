@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -14,63 +15,295 @@ namespace fathom::infer {
 
 namespace {
 
-enum Kind : sim::EventKind { kArrive, kAdmit, kIterationEnd, kDone };
+enum Kind : sim::EventKind { kArrive, kAdmit, kIterationEnd, kDone, kBusy, kIdle, kTick, kReady, kPrefilled, kLoaded };
+
+// At one instant, the replicas' reports before the autoscaler reads them.
+constexpr std::uint8_t kAfterReports = 1;
+
+// What a replica tells the router when a request ends: which replica, which request.
+struct DoneOf {
+  std::uint32_t replica;
+  std::uint32_t request;
+};
+
+// A request for a replica; `preloaded`: its KV cache came from a prefill replica.
+struct AdmitOf {
+  std::uint32_t request;
+  std::uint32_t preloaded;
+};
+
+enum class State : std::uint8_t { kOff, kStarting, kReady, kDraining };
 
 class RouterLp final : public sim::LogicalProcess {
  public:
-  RouterLp(std::span<const Request> requests, const ServiceSpec& spec)
-      : requests_(requests), spec_(spec), outstanding_(static_cast<std::size_t>(spec.serving.replicas), 0) {}
+  RouterLp(std::span<const Request> requests, const ServiceSpec& spec) : requests_(requests), spec_(spec) {
+    const std::size_t n = lp_replicas(spec) + static_cast<std::size_t>(spec.disaggregation.prefill_replicas);
+    decode_ = lp_replicas(spec);
+    sender_free_.assign(n, 0);
+    outstanding_.assign(n, 0);
+    held_tokens_.assign(n, 0);
+    state_.assign(n, State::kOff);
+    busy_since_.assign(n, -1);
+    busy_ns_.assign(n, 0);
+    for (int r = 0; r < spec.serving.replicas; ++r) state_[static_cast<std::size_t>(r)] = State::kReady;
+    for (std::size_t r = decode_; r < n; ++r) state_[r] = State::kReady;
+  }
+
+  // The replicas that generate tokens: serving.replicas, or the autoscaler's max_replicas.
+  static std::size_t lp_replicas(const ServiceSpec& spec) {
+    return static_cast<std::size_t>(spec.autoscaler.enabled ? spec.autoscaler.max_replicas : spec.serving.replicas);
+  }
 
   void on_start(sim::Context& ctx) override {
+    record(ctx.now());
     if (!requests_.empty()) ctx.send(ctx.self(), requests_[0].arrival, kArrive, sim::Payload::of(std::uint32_t{0}));
+    if (spec_.autoscaler.enabled) ctx.send(ctx.self(), spec_.autoscaler.interval, kTick, {}, kAfterReports);
   }
 
   void on_event(const sim::Event& event, sim::Context& ctx) override {
-    if (event.kind == kDone) {
-      --outstanding_[event.payload.as<std::uint32_t>()];
-      return;
+    switch (event.kind) {
+      case kArrive:
+        arrive(event.payload.as<std::uint32_t>(), ctx);
+        return;
+      case kDone: {
+        const auto d = event.payload.as<DoneOf>();
+        --outstanding_[d.replica];
+        held_tokens_[d.replica] -= requests_[d.request].prompt;
+        ++finished_;
+        if (state_[d.replica] == State::kDraining && outstanding_[d.replica] == 0) {
+          state_[d.replica] = State::kOff;
+          record(ctx.now());
+        }
+        return;
+      }
+      case kBusy:
+        busy_since_[event.payload.as<std::uint32_t>()] = ctx.now().ns();
+        return;
+      case kIdle: {
+        const auto r = event.payload.as<std::uint32_t>();
+        if (busy_since_[r] >= 0) busy_ns_[r] += ctx.now().ns() - busy_since_[r];
+        busy_since_[r] = -1;
+        return;
+      }
+      case kPrefilled: {
+        // A prefill replica's request has its first token: its KV cache goes to a decode replica.
+        const auto d = event.payload.as<DoneOf>();
+        --outstanding_[d.replica];
+        held_tokens_[d.replica] -= requests_[d.request].prompt;
+        hand_over(d.replica, d.request, ctx);
+        return;
+      }
+      case kReady: {
+        const auto r = event.payload.as<std::uint32_t>();
+        if (state_[r] == State::kStarting) state_[r] = State::kReady;
+        record(ctx.now());
+        return;
+      }
+      case kTick:
+        tick(ctx);
+        return;
+      default:
+        throw sim::ModelError("inference router: an event of unknown kind " + std::to_string(event.kind));
     }
-    const auto i = event.payload.as<std::uint32_t>();
-    const std::uint32_t replica = pick();
+  }
+
+  std::vector<ReplicaCount>& counts() { return counts_; }
+  double replica_seconds(sim::SimTime end) const {
+    double total = up_seconds_;
+    if (!counts_.empty()) {
+      const ReplicaCount& c = counts_.back();
+      total += static_cast<double>(c.ready + c.starting + c.draining) * (end - c.time).to_seconds();
+    }
+    return total;
+  }
+
+ private:
+  void arrive(std::uint32_t i, sim::Context& ctx) {
+    const bool split = spec_.disaggregation.enabled();
+    const std::uint32_t replica = split ? pick(decode_, state_.size()) : pick(0, decode_);
     ++outstanding_[replica];
+    held_tokens_[replica] += requests_[i].prompt;
     // Replica r is LP r + 1.
-    ctx.send(replica + 1, spec_.dispatch_delay, kAdmit, sim::Payload::of(i));
+    ctx.send(replica + 1, spec_.dispatch_delay, kAdmit, sim::Payload::of(AdmitOf{i, 0}));
     if (i + 1 < requests_.size()) {
       ctx.send(ctx.self(), requests_[i + 1].arrival - requests_[i].arrival, kArrive, sim::Payload::of(i + 1));
     }
   }
 
- private:
-  std::uint32_t pick() {
-    const auto n = static_cast<std::uint32_t>(outstanding_.size());
-    if (spec_.serving.routing == Routing::kRoundRobin) return next_++ % n;
-    return static_cast<std::uint32_t>(std::min_element(outstanding_.begin(), outstanding_.end()) -
-                                      outstanding_.begin());
+  // The prefill replica's KV cache sent to the decode replica the routing policy picks: after the
+  // prefill replica's earlier transfers, a latency and the bytes at its link's rate.
+  void hand_over(std::uint32_t from, std::uint32_t i, sim::Context& ctx) {
+    const DisaggregationSpec& d = spec_.disaggregation;
+    if (requests_[i].output == 1) {  // nothing left to generate: the first token was the last
+      ++finished_;
+      return;
+    }
+    const std::uint32_t to = pick(0, decode_);
+    ++outstanding_[to];
+    held_tokens_[to] += requests_[i].prompt;
+    const bool same_node = d.node_of[from] == d.node_of[to];
+    const double rate = same_node ? d.same_node_bytes_per_s : d.cross_node_bytes_per_s;
+    const double seconds = d.kv_bytes_per_token * requests_[i].prompt / rate;
+    const std::int64_t start = std::max(ctx.now().ns(), sender_free_[from]);
+    const std::int64_t end = start + d.transfer_latency.ns() + std::llround(seconds * 1e9);
+    sender_free_[from] = end;
+    ctx.send(to + 1, sim::SimTime::from_ns(end - ctx.now().ns()), kAdmit, sim::Payload::of(AdmitOf{i, 1}));
+  }
+
+  // The ready replica of [begin, end) the routing policy picks; ties to the lowest index.
+  std::uint32_t pick(std::size_t begin, std::size_t end) {
+    const auto n = static_cast<std::uint32_t>(end - begin);
+    if (spec_.serving.routing == Routing::kRoundRobin) {
+      std::uint32_t& next = begin == 0 ? next_ : next_prefill_;
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const auto r = static_cast<std::uint32_t>(begin + next++ % n);
+        if (state_[r] == State::kReady) return r;
+      }
+    }
+    const std::vector<std::int64_t>& load = spec_.serving.routing == Routing::kKvAware ? held_tokens_ : outstanding_;
+    auto best = static_cast<std::uint32_t>(end);
+    for (auto r = static_cast<std::uint32_t>(begin); r < end; ++r) {
+      if (state_[r] != State::kReady) continue;
+      if (best == end || load[r] < load[best]) best = r;
+    }
+    if (best == end) throw sim::ModelError("inference router: no replica is ready");
+    return best;
+  }
+
+  void record(sim::SimTime now) {
+    ReplicaCount c;
+    c.time = now;
+    for (std::size_t r = 0; r < decode_; ++r) {  // the decode pool: the prefill pool does not scale
+      const State x = state_[r];
+      c.ready += x == State::kReady ? 1 : 0;
+      c.starting += x == State::kStarting ? 1 : 0;
+      c.draining += x == State::kDraining ? 1 : 0;
+    }
+    if (!counts_.empty()) {
+      const ReplicaCount& p = counts_.back();
+      up_seconds_ += static_cast<double>(p.ready + p.starting + p.draining) * (now - p.time).to_seconds();
+      if (p.time == now) counts_.pop_back();
+    }
+    counts_.push_back(c);
+  }
+
+  // One HPA sync: the metric over the ready replicas, the recommendation, the stabilization windows.
+  void tick(sim::Context& ctx) {
+    const AutoscalerSpec& a = spec_.autoscaler;
+    const std::int64_t now = ctx.now().ns();
+    int ready = 0, active = 0;
+    double metric = 0;
+    for (std::size_t r = 0; r < decode_; ++r) {
+      std::int64_t busy = busy_ns_[r];
+      if (busy_since_[r] >= 0) {
+        busy += now - busy_since_[r];
+        busy_since_[r] = now;
+      }
+      busy_ns_[r] = 0;
+      if (state_[r] == State::kReady || state_[r] == State::kStarting) ++active;
+      if (state_[r] != State::kReady) continue;
+      ++ready;
+      metric += a.metric == ScaleMetric::kUtilization ? static_cast<double>(busy) / static_cast<double>(a.interval.ns())
+                                                      : static_cast<double>(outstanding_[r]);
+    }
+    if (ready > 0) {
+      metric /= ready;
+      const double ratio = metric / a.target;
+      int desired = active;
+      if (std::abs(ratio - 1) > a.tolerance) desired = static_cast<int>(std::ceil(active * ratio - 1e-9));
+      desired = std::clamp(desired, a.min_replicas, a.max_replicas);
+      history_.push_back({now, desired});
+      const auto window_extreme = [&](std::int64_t window, bool highest) {
+        int x = desired;
+        for (const auto& [t, d] : history_) {
+          if (t >= now - window) x = highest ? std::max(x, d) : std::min(x, d);
+        }
+        return x;
+      };
+      int target = active;
+      if (desired > active) target = std::max(active, window_extreme(a.up_window.ns(), false));
+      if (desired < active) target = std::min(active, window_extreme(a.down_window.ns(), true));
+      const std::int64_t keep = std::max(a.up_window.ns(), a.down_window.ns());
+      while (!history_.empty() && history_.front().first < now - keep) history_.pop_front();
+      scale(target - active, ctx);
+    }
+    // Keep syncing while requests remain to arrive or to finish.
+    if (finished_ < requests_.size()) ctx.send(ctx.self(), a.interval, kTick, {}, kAfterReports);
+  }
+
+  void scale(int change, sim::Context& ctx) {
+    if (change > 0) {
+      std::vector<std::uint32_t> started;
+      for (std::uint32_t r = 0; r < decode_ && static_cast<int>(started.size()) < change; ++r) {
+        if (state_[r] == State::kOff) started.push_back(r);
+      }
+      const AutoscalerSpec& a = spec_.autoscaler;
+      const sim::SimTime load =
+          a.load.empty() ? sim::SimTime::zero() : a.load[std::min(started.size(), a.load.size()) - 1];
+      for (std::uint32_t r : started) {
+        state_[r] = State::kStarting;
+        ctx.send(ctx.self(), sim::SimTime::saturating_add(a.startup, load), kReady, sim::Payload::of(r));
+      }
+    }
+    for (int k = 0; k < -change; ++k) {
+      // The highest ready replica drains; it stops at once when it holds nothing.
+      for (std::size_t r = decode_; r-- > 0;) {
+        if (state_[r] != State::kReady) continue;
+        state_[r] = outstanding_[r] == 0 ? State::kOff : State::kDraining;
+        break;
+      }
+    }
+    if (change != 0) record(ctx.now());
   }
 
   std::span<const Request> requests_;
   const ServiceSpec& spec_;
   std::vector<std::int64_t> outstanding_;
+  std::vector<std::int64_t> held_tokens_;  // prompt tokens of the unfinished requests, by replica
+  std::vector<State> state_;
+  std::vector<std::int64_t> busy_since_;   // ns, or -1 while idle
+  std::vector<std::int64_t> busy_ns_;      // busy time in the current interval
+  std::size_t decode_ = 0;                 // replicas [0, decode_) generate; the rest prefill
+  std::vector<std::int64_t> sender_free_;  // ns: when a prefill replica's last transfer ends
   std::uint32_t next_ = 0;
+  std::uint32_t next_prefill_ = 0;
+  std::size_t finished_ = 0;
+  std::deque<std::pair<std::int64_t, int>> history_;  // (time ns, recommendation)
+  std::vector<ReplicaCount> counts_;
+  double up_seconds_ = 0;
 };
 
 class ReplicaLp final : public sim::LogicalProcess {
  public:
+  // A replica of the decode (or only) pool, or with `prefill` one of the prefill pool, which runs
+  // each request to its first token only.
   ReplicaLp(std::int32_t index, std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
-            std::vector<RequestOutcome>& outcomes)
+            std::vector<RequestOutcome>& outcomes, bool prefill)
       : index_(index),
+        prefill_(prefill),
         requests_(requests),
         spec_(spec),
-        engine_(spec.serving, spec.kv_blocks, model),
+        engine_(prefill ? spec.disaggregation.prefill : spec.serving,
+                prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks, model),
         outcomes_(outcomes) {
-    stats_.kv_blocks = spec.kv_blocks;
+    stats_.kv_blocks = prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks;
   }
 
   void on_event(const sim::Event& event, sim::Context& ctx) override {
     if (event.kind == kAdmit) {
-      const auto i = event.payload.as<std::uint32_t>();
-      engine_.admit(i, requests_[i].prompt, requests_[i].output);
-      outcomes_[i].replica = index_;
+      const auto a = event.payload.as<AdmitOf>();
+      const Request& q = requests_[a.request];
+      if (prefill_) {
+        engine_.admit(a.request, q.prompt, 1);
+        outcomes_[a.request].prefill_replica = index_;
+      } else if (a.preloaded != 0) {
+        engine_.admit_preloaded(a.request, q.prompt, q.output);
+        outcomes_[a.request].kv_arrival = ctx.now();
+        outcomes_[a.request].replica = index_;
+      } else {
+        engine_.admit(a.request, q.prompt, q.output);
+        outcomes_[a.request].replica = index_;
+      }
       if (!busy_) begin(ctx);
       return;
     }
@@ -78,8 +311,14 @@ class ReplicaLp final : public sim::LogicalProcess {
     engine_.end_iteration(produced_);
     for (std::uint32_t r : produced_.first_tokens) outcomes_[r].first_token = ctx.now();
     for (std::uint32_t r : produced_.finished) {
+      const DoneOf done{static_cast<std::uint32_t>(index_), r};
+      if (prefill_) {
+        if (requests_[r].output == 1) outcomes_[r].end = ctx.now();
+        ctx.send(0, spec_.dispatch_delay, kPrefilled, sim::Payload::of(done));
+        continue;
+      }
       outcomes_[r].end = ctx.now();
-      ctx.send(0, spec_.dispatch_delay, kDone, sim::Payload::of(static_cast<std::uint32_t>(index_)));
+      ctx.send(0, spec_.dispatch_delay, kDone, sim::Payload::of(done));
     }
     busy_ = false;
     begin(ctx);
@@ -94,6 +333,10 @@ class ReplicaLp final : public sim::LogicalProcess {
     for (std::uint32_t r : engine_.preempted()) ++outcomes_[r].preemptions;
     stats_.preemptions += static_cast<std::int64_t>(engine_.preempted().size());
     if (seconds < 0) {
+      if (reported_busy_) {
+        ctx.send(0, spec_.dispatch_delay, kIdle, sim::Payload::of(static_cast<std::uint32_t>(index_)));
+        reported_busy_ = false;
+      }
       if (!engine_.idle()) {
         throw sim::ModelError("replica " + std::to_string(index_) + ": " + std::to_string(engine_.waiting()) +
                               " waiting requests that its KV cache cannot hold");
@@ -120,10 +363,15 @@ class ReplicaLp final : public sim::LogicalProcess {
                           static_cast<std::int32_t>(w.tokens), engine_.used_blocks()});
     }
     busy_ = true;
+    if (!reported_busy_) {
+      ctx.send(0, spec_.dispatch_delay, kBusy, sim::Payload::of(static_cast<std::uint32_t>(index_)));
+      reported_busy_ = true;
+    }
     ctx.send(ctx.self(), d, kIterationEnd);
   }
 
   std::int32_t index_;
+  bool prefill_;
   std::span<const Request> requests_;
   const ServiceSpec& spec_;
   ReplicaEngine engine_;
@@ -132,26 +380,44 @@ class ReplicaLp final : public sim::LogicalProcess {
   ReplicaStats stats_;
   std::vector<IterationRecord> records_;
   bool busy_ = false;
+  bool reported_busy_ = false;  // what the router last heard
 };
 
 }  // namespace
 
 ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
-                       std::uint64_t seed, const sim::RunOptions& options) {
+                       std::uint64_t seed, const sim::RunOptions& options, const IterationModel* prefill_model) {
   for (std::size_t i = 1; i < requests.size(); ++i) {
     if (requests[i].arrival < requests[i - 1].arrival) {
       throw std::invalid_argument("requests: request " + std::to_string(i) + " arrives before the one above it");
     }
   }
   if (requests.size() >= std::size_t{0xffffffffu}) throw std::invalid_argument("requests: more than 2^32 - 1");
+  const DisaggregationSpec& d = spec.disaggregation;
+  const std::size_t decode = RouterLp::lp_replicas(spec);
+  if (d.enabled()) {
+    if (prefill_model == nullptr)
+      throw std::invalid_argument("run_service: a disaggregated service needs a prefill model");
+    if (d.node_of.size() != decode + static_cast<std::size_t>(d.prefill_replicas)) {
+      throw std::invalid_argument("run_service: node_of must give every replica's node");
+    }
+    if (!(d.same_node_bytes_per_s > 0 && d.cross_node_bytes_per_s > 0)) {
+      throw std::invalid_argument("run_service: the KV transfer's rates must be positive");
+    }
+  }
   ServiceRun run;
   run.requests.assign(requests.size(), RequestOutcome{});
   sim::Simulation simulation(seed);
   const bool apart = spec.dispatch_delay > sim::SimTime::zero();
-  simulation.add(std::make_unique<RouterLp>(requests, spec), apart ? sim::Simulation::kOwnGroup : 0);
+  auto router_lp = std::make_unique<RouterLp>(requests, spec);
+  RouterLp* router = router_lp.get();
+  simulation.add(std::move(router_lp), apart ? sim::Simulation::kOwnGroup : 0);
   std::vector<ReplicaLp*> replicas;
-  for (std::int32_t r = 0; r < spec.serving.replicas; ++r) {
-    auto lp = std::make_unique<ReplicaLp>(r, requests, spec, model, run.requests);
+  const std::size_t all = decode + static_cast<std::size_t>(d.prefill_replicas);
+  for (std::size_t r = 0; r < all; ++r) {
+    const bool prefill = r >= decode;
+    auto lp = std::make_unique<ReplicaLp>(static_cast<std::int32_t>(r), requests, spec,
+                                          prefill ? *prefill_model : model, run.requests, prefill);
     replicas.push_back(lp.get());
     simulation.add(std::move(lp), apart ? sim::Simulation::kOwnGroup : 0);
   }
@@ -160,6 +426,8 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
   run.end = result.last_event_time;
   run.events = result.committed;
   run.fingerprint = result.fingerprint;
+  run.replica_counts = std::move(router->counts());
+  run.replica_seconds = router->replica_seconds(run.end);
   for (ReplicaLp* r : replicas) {
     run.replicas.push_back(r->stats());
     auto& records = r->records();

@@ -21,8 +21,56 @@
 
 namespace fathom::infer {
 
+// A Kubernetes HorizontalPodAutoscaler over the replicas (the algorithm of the Kubernetes
+// documentation, "Horizontal Pod Autoscaling"): every `interval` it reads the metric averaged over
+// the ready replicas, wants ceil(current x metric / target) replicas (nothing when the ratio is
+// within `tolerance` of 1), takes the lowest recommendation of the last `up_window` when that is
+// above the current count and the highest of the last `down_window` when below (the stabilization
+// windows), and clamps to [min_replicas, max_replicas]. A new replica is ready after `startup`
+// plus the model's load from storage (load[k - 1] when k replicas start together); one scaled
+// down takes no new requests and stops when its last request ends. Never to zero.
+enum class ScaleMetric {
+  kUtilization,  // share of the interval a replica spent in iterations (a GPU-utilization metric)
+  kOutstanding,  // requests admitted and not finished, per replica (a concurrency metric)
+};
+
+struct AutoscalerSpec {
+  bool enabled = false;
+  ScaleMetric metric = ScaleMetric::kUtilization;
+  double target = 0.7;
+  double tolerance = 0.1;
+  int min_replicas = 1;
+  int max_replicas = 1;
+  sim::SimTime interval = sim::SimTime::from_ns(15'000'000'000);      // the HPA's sync period
+  sim::SimTime up_window = sim::SimTime::zero();                      // scale-up stabilization
+  sim::SimTime down_window = sim::SimTime::from_ns(300'000'000'000);  // scale-down stabilization
+  sim::SimTime startup;            // a replica's start before it loads the model (container, engine)
+  std::vector<sim::SimTime> load;  // load[k - 1]: the model's load when k replicas start at once
+};
+
+// Disaggregated serving (Splitwise, ISCA 2024; DistServe, OSDI 2024): a pool of prefill replicas
+// runs every prompt to its first token, then the request's keys and values move to a decode
+// replica, which generates the rest. A transfer leaves its prefill replica over the replica's own
+// links: NVLink when the decode replica shares its node, else its GPUs' NICs and the fabric; one
+// prefill replica's transfers go one after another at that rate, plus a latency each.
+struct DisaggregationSpec {
+  int prefill_replicas = 0;  // 0: every replica runs both phases
+  ServingSpec prefill;       // the prefill pool's engine (its tp and limits)
+  std::int64_t prefill_kv_blocks = 0;
+  double kv_bytes_per_token = 0;      // one token's keys and values over every layer and head
+  double same_node_bytes_per_s = 0;   // a prefill replica's send rate to a decode replica on its node
+  double cross_node_bytes_per_s = 0;  // to one on another node
+  sim::SimTime transfer_latency;
+  // The node of each replica: the decode replicas (serving.replicas, or the autoscaler's
+  // max_replicas) first, then the prefill replicas.
+  std::vector<std::int32_t> node_of;
+  bool enabled() const { return prefill_replicas > 0; }
+};
+
 struct ServiceSpec {
-  ServingSpec serving;
+  ServingSpec serving;        // serving.replicas: those ready at time 0 (the decode pool when disaggregated)
+  AutoscalerSpec autoscaler;  // over serving's replicas
+  DisaggregationSpec disaggregation;
   std::int64_t kv_blocks = 0;      // blocks of each replica's cache (kv_budget)
   sim::SimTime dispatch_delay;     // router to replica, and replica to router
   bool record_iterations = false;  // keep every iteration (for timelines)
@@ -33,7 +81,9 @@ struct ServiceSpec {
 struct RequestOutcome {
   sim::SimTime first_token = sim::SimTime::from_ns(-1);
   sim::SimTime end = sim::SimTime::from_ns(-1);
-  std::int32_t replica = -1;
+  std::int32_t replica = -1;          // the replica that generated its tokens (the decode replica)
+  std::int32_t prefill_replica = -1;  // disaggregated: the prefill replica (numbered after the decode ones)
+  sim::SimTime kv_arrival = sim::SimTime::from_ns(-1);  // disaggregated: its KV cache on the decode replica
   std::int32_t preemptions = 0;
   bool finished() const { return end.ns() >= 0; }
 };
@@ -60,19 +110,31 @@ struct IterationRecord {
   std::int64_t used_blocks = 0;
 };
 
+// The replicas at one instant: ready ones take requests; starting ones load; draining ones finish
+// what they hold.
+struct ReplicaCount {
+  sim::SimTime time;
+  std::int32_t ready = 0, starting = 0, draining = 0;
+};
+
 struct ServiceRun {
-  std::vector<RequestOutcome> requests;  // by request, as given
-  std::vector<ReplicaStats> replicas;
-  std::vector<IterationRecord> iterations;  // recorded ones, by replica then time
-  sim::SimTime end;                         // the last event's time
+  std::vector<RequestOutcome> requests;      // by request, as given
+  std::vector<ReplicaStats> replicas;        // by replica: the decode (or only) pool, then the prefill pool
+  std::vector<IterationRecord> iterations;   // recorded ones, by replica then time
+  std::vector<ReplicaCount> replica_counts;  // at time 0 and after every change (decode pool when disaggregated)
+  double replica_seconds = 0;                // those replicas up (starting, ready or draining) x time
+  sim::SimTime end;                          // the last event's time
   std::uint64_t events = 0;
   std::uint64_t fingerprint = 0;
 };
 
-// Runs `requests` (in arrival order) through spec.serving.replicas replicas, each timing its
+// Runs `requests` (in arrival order) through spec.serving.replicas replicas (up to the
+// autoscaler's max_replicas over time), each timing its
 // iterations with a copy of `model`. Throws std::invalid_argument for requests out of order and
 // sim::ModelError when a replica holds work it cannot schedule (a request larger than its cache).
+// A disaggregated service times its prefill replicas with `prefill_model` (required then).
 ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
-                       std::uint64_t seed, const sim::RunOptions& options = {});
+                       std::uint64_t seed, const sim::RunOptions& options = {},
+                       const IterationModel* prefill_model = nullptr);
 
 }  // namespace fathom::infer

@@ -34,7 +34,7 @@ bool meets(const Request& r, const RequestOutcome& o, const Slo& slo) {
 ServiceMetrics summarize(std::span<const Request> requests, const ServiceRun& run, const Slo& slo) {
   ServiceMetrics m;
   m.requests = static_cast<std::int64_t>(requests.size());
-  sim::ExactQuantiles ttft, tp, e2e;
+  sim::ExactQuantiles ttft, tp, e2e, transfer;
   ttft.reserve(requests.size());
   e2e.reserve(requests.size());
   sim::SimTime last_end = requests.empty() ? sim::SimTime::zero() : requests.front().arrival;
@@ -46,6 +46,7 @@ ServiceMetrics summarize(std::span<const Request> requests, const ServiceRun& ru
     ttft.add((o.first_token - r.arrival).to_seconds());
     e2e.add((o.end - r.arrival).to_seconds());
     if (r.output > 1) tp.add(tpot(r, o));
+    if (o.kv_arrival.ns() >= 0) transfer.add((o.kv_arrival - o.first_token).to_seconds());
     m.input_tokens += r.prompt;
     m.output_tokens += r.output;
     last_end = std::max(last_end, o.end);
@@ -54,6 +55,7 @@ ServiceMetrics summarize(std::span<const Request> requests, const ServiceRun& ru
   m.ttft_s = percentiles(ttft);
   m.tpot_s = percentiles(tp);
   m.e2e_s = percentiles(e2e);
+  m.kv_transfer_s = percentiles(transfer);
   if (!requests.empty()) m.duration_s = (last_end - requests.front().arrival).to_seconds();
   if (m.duration_s > 0) {
     m.throughput_tokens_per_s = static_cast<double>(m.output_tokens) / m.duration_s;

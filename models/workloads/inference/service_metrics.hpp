@@ -33,6 +33,7 @@ struct ServiceMetrics {
   std::int64_t requests = 0;
   std::int64_t finished = 0;
   Percentiles ttft_s, tpot_s, e2e_s;
+  Percentiles kv_transfer_s;  // disaggregated: first token to the KV cache's arrival on the decode replica
   double duration_s = 0;
   std::int64_t input_tokens = 0, output_tokens = 0;  // of finished requests
   double throughput_tokens_per_s = 0;                // output tokens

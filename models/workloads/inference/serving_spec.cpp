@@ -66,12 +66,13 @@ const std::vector<P>& serving_parameters() {
        "replicas of the model, each on tp GPUs of one node; at most what the cluster holds", kChoiceOfScenario},
       {"routing",
        Quantity::kChoice,
-       FATHOM_PARAMETER_EITHER(ServingSpec, routing, Routing::kRoundRobin, Routing::kLeastOutstanding),
-       "which replica a request goes to: round-robin, or least-outstanding (fewest requests admitted and not "
-       "finished; ties to the lowest replica)",
+       FATHOM_PARAMETER_MEMBER(ServingSpec, routing),
+       "which replica a request goes to: round-robin; least-outstanding (fewest requests admitted and not "
+       "finished); or kv-aware (fewest prompt tokens held by its unfinished requests: the KV cache a router can "
+       "know of without the answers' lengths); ties to the lowest replica",
        "round-robin: Kubernetes Services' and most load balancers' default",
        {},
-       "round-robin least-outstanding"},
+       "round-robin least-outstanding kv-aware"},
   };
   return declared;
 }

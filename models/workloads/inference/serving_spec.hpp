@@ -18,6 +18,7 @@ namespace fathom::infer {
 enum class Routing {
   kRoundRobin,        // replica 0, 1, 2, ... in turn
   kLeastOutstanding,  // the replica with the fewest requests admitted and not finished (ties: lowest index)
+  kKvAware,           // the replica whose unfinished requests hold the fewest prompt tokens (ties: lowest index)
 };
 
 struct ServingSpec {

@@ -120,6 +120,29 @@ TEST_CASE("routing: round-robin deals requests in turn; least-outstanding evens 
   CHECK(e2e(lo) < e2e(rr));
 }
 
+TEST_CASE("kv-aware routing sends a request where the unfinished requests hold the fewest prompt tokens") {
+  infer::ServingSpec s;
+  s.replicas = 2;
+  s.routing = infer::Routing::kKvAware;
+  infer::ServiceSpec spec;
+  spec.serving = s;
+  spec.kv_blocks = 100000;
+  // A long prompt, then three short ones: least-outstanding would send the second short one to
+  // replica 0 (one request each); kv-aware keeps the short ones off the long prompt's replica.
+  const std::vector<infer::Request> requests{{sim::SimTime::zero(), 4000, 50},
+                                             {sim::SimTime::zero(), 100, 50},
+                                             {sim::SimTime::zero(), 100, 50},
+                                             {sim::SimTime::zero(), 100, 50}};
+  const infer::ServiceRun kv = infer::run_service(requests, spec, model_of(s), 1);
+  CHECK(kv.requests[0].replica == 0);
+  CHECK(kv.requests[1].replica == 1);
+  CHECK(kv.requests[2].replica == 1);
+  CHECK(kv.requests[3].replica == 1);
+  spec.serving.routing = infer::Routing::kLeastOutstanding;
+  const infer::ServiceRun lo = infer::run_service(requests, spec, model_of(spec.serving), 1);
+  CHECK(lo.requests[2].replica == 0);
+}
+
 TEST_CASE("the same requests give the same outcomes on 1, 2 and 4 threads") {
   infer::ServingSpec s;
   s.replicas = 6;

@@ -78,6 +78,41 @@ TEST_CASE("a chunked prompt takes ceil(prompt / budget) iterations, each a chunk
   CHECK(run.replicas[0].iterations == 4);
 }
 
+TEST_CASE("disaggregated: the prompt's pass on the prefill replica, the KV cache's transfer, then the decodes") {
+  infer::ServiceSpec spec = one_replica(8);
+  infer::DisaggregationSpec& d = spec.disaggregation;
+  d.prefill_replicas = 1;
+  d.prefill = spec.serving;
+  d.prefill_kv_blocks = 100000;
+  d.kv_bytes_per_token = 2.0 * 4 * 2 * 128 * 2;  // K and V, 4 layers, 2 KV heads of 128, 2 bytes
+  d.same_node_bytes_per_s = 1e11;
+  d.cross_node_bytes_per_s = 1e10;
+  d.transfer_latency = sim::SimTime::from_ns(5000);
+  const infer::IterationModel model(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
+  for (const int node_of_prefill : {0, 1}) {
+    CAPTURE(node_of_prefill);
+    d.node_of = {0, node_of_prefill};
+    const int prompt = 2048, output = 64;
+    const std::vector<infer::Request> requests{{sim::SimTime::zero(), prompt, output}};
+    const infer::ServiceRun run = infer::run_service(requests, spec, model, 1, {}, &model);
+    const infer::ServiceMetrics m = infer::summarize(requests, run, {});
+    REQUIRE(m.finished == 1);
+    const double rate = node_of_prefill == 0 ? 1e11 : 1e10;
+    const double transfer = 5e-6 + d.kv_bytes_per_token * prompt / rate;
+    double decodes = 0;
+    for (int g = 1; g < output; ++g) decodes += forward(prompt + g - 1, 1);
+    CHECK(m.ttft_s.p50 == doctest::Approx(forward(0, prompt)).epsilon(1e-6));
+    CHECK(m.kv_transfer_s.p50 == doctest::Approx(transfer).epsilon(1e-6));
+    CHECK(m.e2e_s.p50 == doctest::Approx(forward(0, prompt) + transfer + decodes).epsilon(1e-6));
+    CHECK(run.requests[0].prefill_replica == 1);
+    CHECK(run.requests[0].replica == 0);
+    // The decode replica only decodes: each of its iterations one token.
+    CHECK(run.replicas[0].iterations == output - 1);
+    CHECK(run.replicas[0].tokens == output - 1);
+    CHECK(run.replicas[1].iterations == 1);
+  }
+}
+
 TEST_CASE("one request at a time under Poisson arrivals is M/D/1: the mean wait is Pollaczek-Khinchine's") {
   const infer::ServiceSpec spec = one_replica(1);
   const infer::IterationModel model(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
