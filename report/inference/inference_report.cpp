@@ -123,7 +123,10 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
     spec.autoscaler.load = model_load_times(s);
     report.model_load = spec.autoscaler.load;
   }
-  spec.record_iterations = options.record_iterations;
+  if (options.record_iterations) {
+    const auto replicas = static_cast<std::int64_t>(w.node_of.size());  // every replica of every pool
+    spec.record_iterations = std::max<std::int64_t>(1000, kTraceIterations / std::max<std::int64_t>(1, replicas));
+  }
   sim::RunOptions run;
   if (options.threads > 1) {
     run.scheduler = sim::Scheduler::kParallel;

@@ -31,8 +31,12 @@ struct InferenceReport {
   bool all_pass = true;
 };
 
+// Iterations a timeline draws, over every replica (each keeps its first share): a few hundred
+// megabytes of trace, which Perfetto opens.
+inline constexpr std::int64_t kTraceIterations = 200'000;
+
 struct InferenceOptions {
-  bool record_iterations = false;  // keep every iteration, for the timeline (--trace)
+  bool record_iterations = false;  // keep iterations for the timeline (--trace): kTraceIterations in all
   unsigned threads = 1;            // the engine's parallel scheduler when above 1
 };
 

@@ -353,8 +353,15 @@ void write_requests_csv(std::ostream& out, const InferenceReport& report) {
 
 void write_inference_trace(std::ostream& out, const InferenceReport& report) {
   sim::ChromeTrace trace;
+  std::vector<std::int64_t> drawn(report.run.replicas.size(), 0);
+  for (const infer::IterationRecord& it : report.run.iterations) ++drawn[static_cast<std::size_t>(it.replica)];
   for (std::size_t r = 0; r < report.run.replicas.size(); ++r) {
-    trace.process_name(static_cast<int>(r), "replica " + std::to_string(r));
+    // A long run's replicas draw their first iterations only (kTraceIterations in all).
+    const std::int64_t all = report.run.replicas[r].iterations;
+    trace.process_name(static_cast<int>(r), "replica " + std::to_string(r) +
+                                                (drawn[r] < all ? " (its first " + std::to_string(drawn[r]) + " of " +
+                                                                      std::to_string(all) + " iterations)"
+                                                                : ""));
     trace.thread_name(static_cast<int>(r), 0, "iterations");
   }
   const double blocks = static_cast<double>(report.scenario.inference.budget.blocks);

@@ -358,7 +358,7 @@ class ReplicaLp final : public sim::LogicalProcess {
     stats_.time.communication += t.communication;
     stats_.time.output += t.output;
     stats_.time.overhead += t.overhead;
-    if (spec_.record_iterations) {
+    if (static_cast<std::int64_t>(records_.size()) < spec_.record_iterations) {
       records_.push_back({ctx.now(), d, index_, static_cast<std::int32_t>(w.sequences),
                           static_cast<std::int32_t>(w.tokens), engine_.used_blocks()});
     }

@@ -71,9 +71,11 @@ struct ServiceSpec {
   ServingSpec serving;        // serving.replicas: those ready at time 0 (the decode pool when disaggregated)
   AutoscalerSpec autoscaler;  // over serving's replicas
   DisaggregationSpec disaggregation;
-  std::int64_t kv_blocks = 0;      // blocks of each replica's cache (kv_budget)
-  sim::SimTime dispatch_delay;     // router to replica, and replica to router
-  bool record_iterations = false;  // keep every iteration (for timelines)
+  std::int64_t kv_blocks = 0;   // blocks of each replica's cache (kv_budget)
+  sim::SimTime dispatch_delay;  // router to replica, and replica to router
+  // Iterations each replica keeps for timelines, its first ones (0: none): a long run has
+  // millions, more than a timeline viewer can open.
+  std::int64_t record_iterations = 0;
 };
 
 // What happened to one request. Times are absolute (the run's clock); a request that did not

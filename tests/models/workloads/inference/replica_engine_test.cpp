@@ -74,7 +74,7 @@ TEST_CASE("a full cache preempts the latest admitted sequence, which is recomput
   infer::ServiceSpec spec;
   spec.serving = s;
   spec.kv_blocks = 40;
-  spec.record_iterations = true;
+  spec.record_iterations = 1'000'000;
   const infer::ServiceRun run = infer::run_service(requests, spec, model_of(s), 1);
   const infer::ServiceMetrics m = infer::summarize(requests, run, {});
   CHECK(m.finished == 8);
