@@ -118,6 +118,12 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
   spec.serving = w.serving;
   spec.kv_blocks = w.budget.blocks;
   spec.dispatch_delay = w.dispatch_delay;
+  if (w.serving.preemption == infer::Preemption::kSwap) {
+    // A block of the decode (or only) pool's cache on one GPU, over that GPU's PCIe link.
+    spec.swap.block_bytes = w.budget.bytes_per_token * w.serving.block_tokens;
+    spec.swap.bytes_per_s = s.cluster.node.pcie_bytes_per_s;
+    spec.swap.capacity_blocks = static_cast<std::int64_t>(w.serving.swap_bytes / spec.swap.block_bytes);
+  }
   if (w.autoscaler.enabled) {
     spec.autoscaler = w.autoscaler;
     spec.autoscaler.load = model_load_times(s);

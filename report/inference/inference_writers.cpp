@@ -119,8 +119,10 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
                  m.goodput_requests_per_s, bounds.c_str(),
                  m.finished > 0 ? 100.0 * static_cast<double>(m.good_requests) / static_cast<double>(m.finished) : 0);
   }
-  std::fprintf(out, "KV cache       %.1f%% used on average, %.1f%% at the fullest; %" PRId64 " preemptions\n",
+  std::fprintf(out, "KV cache       %.1f%% used on average, %.1f%% at the fullest; %" PRId64 " preemptions",
                100 * m.kv_cache_utilization, 100 * m.peak_kv_cache_utilization, m.preemptions);
+  if (m.swapped_blocks > 0) std::fprintf(out, " (%" PRId64 " blocks swapped to host memory)", m.swapped_blocks);
+  std::fprintf(out, "\n");
   std::fprintf(out, "replicas       busy %.1f%% of the time, %.1f requests an iteration on average\n",
                100 * m.busy_fraction, m.mean_batch);
   if (w.autoscaler.enabled) {
@@ -149,6 +151,7 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
     t.communication += r.time.communication;
     t.output += r.time.output;
     t.overhead += r.time.overhead;
+    t.swap += r.time.swap;
   }
   if (t.total() > 0) {
     std::fprintf(out,
@@ -156,6 +159,8 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
                  "output layer %.1f%%, engine %.1f%%\n",
                  100 * t.gemm / t.total(), 100 * t.attention / t.total(), 100 * t.elementwise / t.total(),
                  100 * t.communication / t.total(), 100 * t.output / t.total(), 100 * t.overhead / t.total());
+    if (t.swap > 0)
+      std::fprintf(out, "               swapping blocks to and from host memory %.1f%%\n", 100 * t.swap / t.total());
   }
   write_expectations(out, report.expectations);
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
@@ -195,6 +200,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.member("block_tokens", w.serving.block_tokens);
   j.member("memory_utilization", w.serving.memory_utilization);
   j.member("iteration_overhead_s", w.serving.iteration_overhead_s);
+  j.member("preemption", std::string(w.serving.preemption == infer::Preemption::kSwap ? "swap" : "recompute"));
   j.member("replicas", w.serving.replicas);
   j.member("routing", std::string(routing_name(w.serving.routing)));
   j.member("dispatch_delay_s", w.dispatch_delay.to_seconds());
@@ -274,6 +280,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.member("kv_cache_utilization", m.kv_cache_utilization);
   j.member("peak_kv_cache_utilization", m.peak_kv_cache_utilization);
   j.member("preemptions", m.preemptions);
+  j.member("swapped_blocks", m.swapped_blocks);
   j.member("mean_batch", m.mean_batch);
   j.member("busy_fraction", m.busy_fraction);
   j.member("alone_prefill_s", report.alone_prefill_s);
@@ -317,6 +324,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
     j.member("all_reduce", x.time.communication);
     j.member("output_layer", x.time.output);
     j.member("engine", x.time.overhead);
+    j.member("swap", x.time.swap);
     j.end_object();
     j.end_object();
   }

@@ -44,7 +44,8 @@ struct IterationTime {
   double communication = 0;  // tensor-parallel all-reduces
   double output = 0;         // output layer and sampling
   double overhead = 0;       // the engine's fixed cost per iteration (ServingSpec::iteration_overhead_s)
-  double total() const { return gemm + attention + elementwise + communication + output + overhead; }
+  double swap = 0;           // copying swapped blocks between HBM and host memory
+  double total() const { return gemm + attention + elementwise + communication + output + overhead + swap; }
 };
 
 // Seconds one all-reduce of `bytes` (per GPU, NCCL's convention) takes over the replica's GPUs.

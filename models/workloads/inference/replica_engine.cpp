@@ -1,12 +1,16 @@
 #include "models/workloads/inference/replica_engine.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace fathom::infer {
 
-ReplicaEngine::ReplicaEngine(const ServingSpec& spec, std::int64_t kv_blocks, IterationModel model)
-    : spec_(spec), model_(std::move(model)), total_blocks_(kv_blocks), free_blocks_(kv_blocks) {
+ReplicaEngine::ReplicaEngine(const ServingSpec& spec, std::int64_t kv_blocks, IterationModel model, SwapLink swap)
+    : spec_(spec), model_(std::move(model)), total_blocks_(kv_blocks), free_blocks_(kv_blocks), swap_(swap) {
+  if (spec_.preemption == Preemption::kSwap && !(swap_.bytes_per_s > 0 && swap_.block_bytes > 0)) {
+    throw std::invalid_argument("preemption: swap needs the blocks' size and a PCIe rate");
+  }
   running_.reserve(static_cast<std::size_t>(spec.max_seqs));
 }
 
@@ -46,11 +50,41 @@ void ReplicaEngine::release(Sequence& s) {
 void ReplicaEngine::preempt_last() {
   Sequence s = running_.back();
   running_.pop_back();
-  release(s);
-  s.processed = 0;
   s.scheduled = 0;
   preempted_.push_back(s.request);
+  if (spec_.preemption == Preemption::kSwap && host_blocks_ + s.blocks <= swap_.capacity_blocks) {
+    // Its blocks go to host memory; it keeps its progress. Pushed to the front: the victims go
+    // newest first, so the oldest ends up first.
+    host_blocks_ += s.blocks;
+    swap_out_ += s.blocks;
+    s.host_blocks = s.blocks;
+    free_blocks_ += s.blocks;
+    s.blocks = 0;
+    swapped_.push_front(s);
+    return;
+  }
+  release(s);
+  s.processed = 0;
   waiting_.push_front(s);
+}
+
+void ReplicaEngine::resume_swapped(std::int64_t& budget) {
+  while (!swapped_.empty() && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
+    Sequence& s = swapped_.front();
+    if (s.host_blocks > free_blocks_) break;
+    free_blocks_ -= s.host_blocks;
+    s.blocks = s.host_blocks;
+    host_blocks_ -= s.host_blocks;
+    swap_in_ += s.host_blocks;
+    s.host_blocks = 0;
+    const auto n = static_cast<std::int32_t>(std::min<std::int64_t>(s.known() - s.processed, budget));
+    if (n > 0 && allocate(s, n)) {
+      s.scheduled = n;
+      budget -= n;
+    }
+    running_.push_back(s);
+    swapped_.pop_front();
+  }
 }
 
 bool ReplicaEngine::make_room(std::size_t i, std::int32_t tokens) {
@@ -82,6 +116,8 @@ void ReplicaEngine::schedule_chunked() {
     budget -= n;
   }
   if (!preempted_.empty()) return;
+  resume_swapped(budget);
+  if (!swapped_.empty()) return;
   while (!waiting_.empty() && budget > 0 && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
     Sequence& s = waiting_.front();
     const auto n = static_cast<std::int32_t>(std::min<std::int64_t>(s.known() - s.processed, budget));
@@ -96,7 +132,7 @@ void ReplicaEngine::schedule_chunked() {
 void ReplicaEngine::schedule_whole_prompts() {
   std::int64_t budget = spec_.max_batched_tokens;
   bool prefilled = false;
-  while (!waiting_.empty() && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
+  while (swapped_.empty() && !waiting_.empty() && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
     Sequence& s = waiting_.front();
     const std::int32_t n = s.known() - s.processed;
     if (n > budget || !allocate(s, n)) break;
@@ -110,11 +146,15 @@ void ReplicaEngine::schedule_whole_prompts() {
   for (std::size_t i = 0; i < running_.size(); ++i) {
     if (!make_room(i, 1)) break;
     running_[i].scheduled = 1;
+    --budget;
   }
+  if (preempted_.empty()) resume_swapped(budget);
 }
 
 double ReplicaEngine::begin_iteration() {
   preempted_.clear();
+  swap_out_ = 0;
+  swap_in_ = 0;
   work_ = {};
   for (Sequence& s : running_) s.scheduled = 0;
   if (spec_.chunked_prefill) {
@@ -130,6 +170,9 @@ double ReplicaEngine::begin_iteration() {
     return -1;
   }
   time_ = model_.time(work_);
+  if (swap_out_ + swap_in_ > 0) {
+    time_.swap = static_cast<double>(swap_out_ + swap_in_) * swap_.block_bytes / swap_.bytes_per_s;
+  }
   return time_.total();
 }
 

@@ -12,6 +12,10 @@
 // recompute: its blocks are freed and it goes back to the front of the waiting queue, to process
 // its prompt and the tokens it had generated again (vLLM V1's only policy). No waiting request is
 // admitted in an iteration that preempted.
+// With preemption by swap, the preempted sequence's blocks are copied to host memory instead (while
+// swap space lasts) and it keeps its progress; swapped sequences come back, oldest first, after
+// the running ones are scheduled and before any waiting request is admitted (vLLM V0's order),
+// and an iteration takes the copies both ways at the PCIe rate on top of its forward pass.
 // A sequence samples a token when it has processed every token it knows (its prompt and what it
 // generated); its first token ends the time to first token, its last one the request.
 #pragma once
@@ -25,9 +29,16 @@
 
 namespace fathom::infer {
 
+// Where swapped blocks go (ServingSpec::preemption = kSwap): host memory over a GPU's PCIe link.
+struct SwapLink {
+  double block_bytes = 0;            // one block's keys and values on one GPU
+  double bytes_per_s = 0;            // a GPU's PCIe rate, each way
+  std::int64_t capacity_blocks = 0;  // blocks host memory holds (swap_space / block_bytes)
+};
+
 class ReplicaEngine {
  public:
-  ReplicaEngine(const ServingSpec& spec, std::int64_t kv_blocks, IterationModel model);
+  ReplicaEngine(const ServingSpec& spec, std::int64_t kv_blocks, IterationModel model, SwapLink swap = {});
 
   // A new request (index `request` in the service's list) joins the waiting queue.
   void admit(std::uint32_t request, std::int32_t prompt, std::int32_t output);
@@ -58,7 +69,11 @@ class ReplicaEngine {
   std::int64_t total_blocks() const { return total_blocks_; }
   std::size_t running() const { return running_.size(); }
   std::size_t waiting() const { return waiting_.size(); }
-  bool idle() const { return running_.empty() && waiting_.empty(); }
+  std::size_t swapped() const { return swapped_.size(); }
+  // Blocks copied out to host memory and back in by the iteration begun last.
+  std::int64_t swapped_out() const { return swap_out_; }
+  std::int64_t swapped_in() const { return swap_in_; }
+  bool idle() const { return running_.empty() && waiting_.empty() && swapped_.empty(); }
 
  private:
   struct Sequence {
@@ -68,6 +83,7 @@ class ReplicaEngine {
     std::int32_t processed = 0;  // tokens whose keys and values are in the cache
     std::int32_t scheduled = 0;  // tokens of the current iteration
     std::int64_t blocks = 0;
+    std::int64_t host_blocks = 0;  // swapped out: its blocks in host memory
     std::int32_t known() const { return prompt + generated; }
   };
 
@@ -81,13 +97,20 @@ class ReplicaEngine {
   bool make_room(std::size_t i, std::int32_t tokens);
   void schedule_chunked();
   void schedule_whole_prompts();
+  // Brings swapped sequences back while blocks and the batch allow, each scheduled for its tokens
+  // within `budget`, which it lowers.
+  void resume_swapped(std::int64_t& budget);
   void count(const Sequence& s);
 
   ServingSpec spec_;
   IterationModel model_;
   std::int64_t total_blocks_ = 0;
   std::int64_t free_blocks_ = 0;
+  SwapLink swap_;
   std::deque<Sequence> waiting_;
+  std::deque<Sequence> swapped_;  // oldest first
+  std::int64_t host_blocks_ = 0;  // blocks in host memory
+  std::int64_t swap_out_ = 0, swap_in_ = 0;
   std::vector<Sequence> running_;  // in admission order
   std::vector<std::uint32_t> preempted_;
   IterationWork work_;

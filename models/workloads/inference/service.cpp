@@ -284,7 +284,7 @@ class ReplicaLp final : public sim::LogicalProcess {
         requests_(requests),
         spec_(spec),
         engine_(prefill ? spec.disaggregation.prefill : spec.serving,
-                prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks, model),
+                prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks, model, spec.swap),
         outcomes_(outcomes) {
     stats_.kv_blocks = prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks;
   }
@@ -332,6 +332,7 @@ class ReplicaLp final : public sim::LogicalProcess {
     const double seconds = engine_.begin_iteration();
     for (std::uint32_t r : engine_.preempted()) ++outcomes_[r].preemptions;
     stats_.preemptions += static_cast<std::int64_t>(engine_.preempted().size());
+    stats_.swapped_blocks += engine_.swapped_out();
     if (seconds < 0) {
       if (reported_busy_) {
         ctx.send(0, spec_.dispatch_delay, kIdle, sim::Payload::of(static_cast<std::uint32_t>(index_)));
@@ -358,6 +359,7 @@ class ReplicaLp final : public sim::LogicalProcess {
     stats_.time.communication += t.communication;
     stats_.time.output += t.output;
     stats_.time.overhead += t.overhead;
+    stats_.time.swap += t.swap;
     if (static_cast<std::int64_t>(records_.size()) < spec_.record_iterations) {
       records_.push_back({ctx.now(), d, index_, static_cast<std::int32_t>(w.sequences),
                           static_cast<std::int32_t>(w.tokens), engine_.used_blocks()});

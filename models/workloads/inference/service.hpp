@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/workloads/inference/iteration_model.hpp"
+#include "models/workloads/inference/replica_engine.hpp"
 #include "models/workloads/inference/requests.hpp"
 #include "models/workloads/inference/serving_spec.hpp"
 #include "sim/simulation.hpp"
@@ -71,6 +72,7 @@ struct ServiceSpec {
   ServingSpec serving;        // serving.replicas: those ready at time 0 (the decode pool when disaggregated)
   AutoscalerSpec autoscaler;  // over serving's replicas
   DisaggregationSpec disaggregation;
+  SwapLink swap;                // with serving.preemption = kSwap (each replica's own host memory and PCIe)
   std::int64_t kv_blocks = 0;   // blocks of each replica's cache (kv_budget)
   sim::SimTime dispatch_delay;  // router to replica, and replica to router
   // Iterations each replica keeps for timelines, its first ones (0: none): a long run has
@@ -99,7 +101,8 @@ struct ReplicaStats {
   std::int64_t tokens = 0;       // tokens processed (prefill and decode)
   std::int64_t sequences = 0;    // sum of batch sizes over iterations
   std::int64_t preemptions = 0;
-  IterationTime time;  // summed over iterations, by part
+  std::int64_t swapped_blocks = 0;  // blocks copied to host memory (preemption: swap)
+  IterationTime time;               // summed over iterations, by part
 };
 
 // One iteration, for timelines.

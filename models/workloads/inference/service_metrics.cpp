@@ -66,6 +66,7 @@ ServiceMetrics summarize(std::span<const Request> requests, const ServiceRun& ru
   std::int64_t iterations = 0, sequences = 0;
   for (const ReplicaStats& s : run.replicas) {
     m.preemptions += s.preemptions;
+    m.swapped_blocks += s.swapped_blocks;
     iterations += s.iterations;
     sequences += s.sequences;
     if (s.kv_blocks > 0) {

@@ -44,8 +44,9 @@ struct ServiceMetrics {
   double kv_cache_utilization = 0;       // blocks held over blocks, time-weighted over the duration, mean of replicas
   double peak_kv_cache_utilization = 0;  // the fullest replica's peak
   std::int64_t preemptions = 0;
-  double mean_batch = 0;     // sequences per iteration
-  double busy_fraction = 0;  // replicas' time in iterations over duration, mean
+  std::int64_t swapped_blocks = 0;  // blocks copied to host memory (preemption: swap)
+  double mean_batch = 0;            // sequences per iteration
+  double busy_fraction = 0;         // replicas' time in iterations over duration, mean
 };
 
 ServiceMetrics summarize(std::span<const Request> requests, const ServiceRun& run, const Slo& slo);

@@ -62,6 +62,17 @@ const std::vector<P>& serving_parameters() {
        "host-side time per iteration that the GPU waits for (scheduling, input preparation, detokenisation); 0: "
        "hidden behind the GPU, as engines with CUDA graphs and asynchronous scheduling do",
        "none: an engine's own figure, for calibration"},
+      {"preemption",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_EITHER(ServingSpec, preemption, Preemption::kRecompute, Preemption::kSwap),
+       "what a sequence preempted for want of KV blocks loses: recompute (its cache is dropped and rebuilt from its "
+       "prompt and tokens) or swap (its blocks go to host memory over PCIe and come back when there is room; "
+       "recompute when swap_space is full)",
+       "vLLM V1 recomputes only; V0 offered both (preemption_mode)",
+       {},
+       "recompute swap"},
+      {"swap_space", Quantity::kBytes, FATHOM_PARAMETER_MEMBER(ServingSpec, swap_bytes),
+       "host memory per GPU that holds swapped blocks (preemption: swap)", "vLLM V0's swap_space default, 4 GiB"},
       {"replicas", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, replicas),
        "replicas of the model, each on tp GPUs of one node; at most what the cluster holds", kChoiceOfScenario},
       {"routing",

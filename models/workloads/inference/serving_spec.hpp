@@ -14,6 +14,12 @@
 
 namespace fathom::infer {
 
+// What a preempted sequence loses (vLLM V0's two modes; V1 recomputes only).
+enum class Preemption {
+  kRecompute,  // its cache is dropped; it processes its prompt and its tokens again
+  kSwap,       // its blocks are copied to host memory over PCIe and back when there is room
+};
+
 // Which replica a new request goes to.
 enum class Routing {
   kRoundRobin,        // replica 0, 1, 2, ... in turn
@@ -31,6 +37,8 @@ struct ServingSpec {
   int block_tokens = 16;                         // tokens per KV-cache block (paged attention)
   double memory_utilization = 0.9;               // share of HBM the engine takes: weights, activations, KV cache
   double iteration_overhead_s = 0;               // the engine's host-side cost per iteration, not hidden
+  Preemption preemption = Preemption::kRecompute;
+  double swap_bytes = 4.0 * (1 << 30);  // host memory per GPU for swapped blocks
   int replicas = 1;
   Routing routing = Routing::kRoundRobin;
 };

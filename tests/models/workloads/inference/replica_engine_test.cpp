@@ -89,6 +89,37 @@ TEST_CASE("a full cache preempts the latest admitted sequence, which is recomput
   CHECK(run.requests[0].preemptions == 0);
 }
 
+TEST_CASE("preemption by swap keeps a sequence's progress: no token is processed twice, and the copies cost PCIe time") {
+  const auto requests = burst(8, 64, 64);
+  infer::ServiceSpec spec;
+  spec.kv_blocks = 40;  // 640 tokens: eight requests of 64 + 63 cached tokens cannot all stay
+  infer::ServiceSpec swap = spec;
+  swap.serving.preemption = infer::Preemption::kSwap;
+  swap.swap = {4096, 1e9, 1000};  // 4 KiB blocks at 1 GB/s, room for 1,000
+  const infer::ServiceRun recompute_run = infer::run_service(requests, spec, model_of(spec.serving), 1);
+  const infer::ServiceRun swap_run = infer::run_service(requests, swap, model_of(swap.serving), 1);
+  const infer::ServiceMetrics r = infer::summarize(requests, recompute_run, {});
+  const infer::ServiceMetrics w = infer::summarize(requests, swap_run, {});
+  CHECK(r.finished == 8);
+  CHECK(w.finished == 8);
+  CHECK(r.preemptions > 0);
+  CHECK(w.preemptions > 0);
+  // Every token is processed exactly once with swap: each prompt, and each output token but the
+  // last (which is sampled, never fed back); recompute processes some again.
+  const std::int64_t once = 8 * (64 + 63);
+  CHECK(swap_run.replicas[0].tokens == once);
+  CHECK(recompute_run.replicas[0].tokens > once);
+  // Every swapped-out block comes back in: the copies take 2 x blocks x 4096 B / 1 GB/s.
+  CHECK(w.swapped_blocks > 0);
+  CHECK(swap_run.replicas[0].time.swap == doctest::Approx(2.0 * w.swapped_blocks * 4096 / 1e9));
+  // With no host memory for them, swap falls back to recompute.
+  infer::ServiceSpec full = swap;
+  full.swap.capacity_blocks = 0;
+  const infer::ServiceRun full_run = infer::run_service(requests, full, model_of(full.serving), 1);
+  CHECK(infer::summarize(requests, full_run, {}).swapped_blocks == 0);
+  CHECK(full_run.replicas[0].tokens == recompute_run.replicas[0].tokens);
+}
+
 TEST_CASE("a request the cache cannot hold stops the run with a model error, not a hang") {
   infer::ServingSpec s;
   infer::ServiceSpec spec;
