@@ -49,8 +49,7 @@ TEST_CASE("the autoscaling example: replicas follow the diurnal load within 2 an
   CHECK(r.model_load.back() >= r.model_load.front());
   // A concurrency metric meets the SLO for as many requests (all but 2 of 43,200, against all
   // but 1) on a tenth of the GPU-hours.
-  const report::InferenceReport c =
-      run({"workload.autoscaler.metric=outstanding", "workload.autoscaler.target=16"});
+  const report::InferenceReport c = run({"workload.autoscaler.metric=outstanding", "workload.autoscaler.target=16"});
   CHECK(c.run.replica_seconds < 0.2 * x.replica_seconds);
   CHECK(static_cast<double>(c.metrics.good_requests) >= 0.999 * static_cast<double>(c.metrics.finished));
   CHECK(static_cast<double>(r.metrics.good_requests) >= 0.999 * static_cast<double>(r.metrics.finished));

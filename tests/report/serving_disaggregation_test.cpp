@@ -21,8 +21,8 @@ report::InferenceReport run(const std::string& example, const std::vector<std::s
 
 TEST_CASE("disaggregated 3 prefill + 1 decode replicas beat 4 colocated ones on goodput, on 16 GPUs") {
   const report::InferenceReport split = run("llama3-70b-disaggregated.yaml");
-  const report::InferenceReport together = run(
-      "llama3-70b-azure-conversation.yaml", {"workload.requests.speedup=4", "workload.serving.replicas=4"});
+  const report::InferenceReport together =
+      run("llama3-70b-azure-conversation.yaml", {"workload.requests.speedup=4", "workload.serving.replicas=4"});
   CHECK(split.metrics.finished == 19366);
   CHECK(together.metrics.finished == 19366);
   CHECK(split.metrics.good_requests > together.metrics.good_requests);

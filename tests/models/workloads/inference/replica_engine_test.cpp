@@ -89,7 +89,8 @@ TEST_CASE("a full cache preempts the latest admitted sequence, which is recomput
   CHECK(run.requests[0].preemptions == 0);
 }
 
-TEST_CASE("preemption by swap keeps a sequence's progress: no token is processed twice, and the copies cost PCIe time") {
+TEST_CASE(
+    "preemption by swap keeps a sequence's progress: no token is processed twice, and the copies cost PCIe time") {
   const auto requests = burst(8, 64, 64);
   infer::ServiceSpec spec;
   spec.kv_blocks = 40;  // 640 tokens: eight requests of 64 + 63 cached tokens cannot all stay
