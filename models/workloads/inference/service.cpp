@@ -428,8 +428,8 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
   run.end = result.last_event_time;
   run.events = result.committed;
   run.fingerprint = result.fingerprint;
+  run.replica_seconds = router->replica_seconds(run.end);  // before the counts are moved out
   run.replica_counts = std::move(router->counts());
-  run.replica_seconds = router->replica_seconds(run.end);
   for (ReplicaLp* r : replicas) {
     run.replicas.push_back(r->stats());
     auto& records = r->records();
