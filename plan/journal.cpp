@@ -13,7 +13,7 @@ namespace fathom::plan {
 
 namespace {
 
-constexpr std::string_view kMagic = "fathom-plan-journal 1";
+constexpr std::string_view kMagic = "fathom-plan-journal 2";
 
 std::uint64_t hash_text(std::uint64_t h, std::string_view text) {
   h = sim::hash_combine(h, text.size());
@@ -78,7 +78,14 @@ std::vector<double*> doubles_of(Evaluated& e) {
           &e.capex_usd,
           &e.usd_per_run,
           &e.facility_power_w,
-          &e.usd_per_gpu_hour};
+          &e.usd_per_gpu_hour,
+          &e.serving.p99_ttft_s,
+          &e.serving.p99_tpot_s,
+          &e.serving.p99_e2e_s,
+          &e.serving.requests_per_s,
+          &e.serving.goodput,
+          &e.serving.usd_per_hour,
+          &e.serving.usd_per_million_tokens};
 }
 
 std::string hex(double v) {
@@ -110,7 +117,8 @@ std::string journal_line(const Evaluated& e) {
   Evaluated copy = e;
   std::string line = std::to_string(e.index) + '\t' + std::to_string(static_cast<int>(e.status)) + '\t' +
                      std::to_string(e.nodes) + '\t' + std::to_string(e.gpus) + '\t' + std::to_string(e.dp) + '\t' +
-                     (e.priced ? "1" : "0");
+                     (e.priced ? "1" : "0") + '\t' + (e.service ? "1" : "0") + '\t' +
+                     std::to_string(e.serving.replicas) + '\t' + std::to_string(e.serving.evaluations);
   for (double* v : doubles_of(copy)) line += '\t' + hex(*v);
   line += '\t' + escape(e.reason);
   return line;
@@ -127,14 +135,18 @@ std::optional<Evaluated> parse_journal_line(std::string_view line) {
   }
   Evaluated e;
   const std::vector<double*> doubles = doubles_of(e);
-  if (fields.size() != 6 + doubles.size() + 1) return std::nullopt;
+  constexpr std::size_t kWhole = 9;  // the fields before the doubles
+  if (fields.size() != kWhole + doubles.size() + 1) return std::nullopt;
   const auto index = whole(fields[0]);
   const auto status = whole(fields[1]);
   const auto nodes = whole(fields[2]);
   const auto gpus = whole(fields[3]);
   const auto dp = whole(fields[4]);
-  if (!index || *index < 0 || !status || *status < 0 || *status > static_cast<int>(Status::kBoundMissesDeadline) ||
-      !nodes || !gpus || !dp || (fields[5] != "0" && fields[5] != "1")) {
+  const auto replicas = whole(fields[7]);
+  const auto evaluations = whole(fields[8]);
+  const auto flag = [](const std::string& f) { return f == "0" || f == "1"; };
+  if (!index || *index < 0 || !status || *status < 0 || *status > static_cast<int>(Status::kMissesSlo) || !nodes ||
+      !gpus || !dp || !flag(fields[5]) || !flag(fields[6]) || !replicas || !evaluations) {
     return std::nullopt;
   }
   e.index = static_cast<std::size_t>(*index);
@@ -143,8 +155,11 @@ std::optional<Evaluated> parse_journal_line(std::string_view line) {
   e.gpus = static_cast<int>(*gpus);
   e.dp = static_cast<int>(*dp);
   e.priced = fields[5] == "1";
+  e.service = fields[6] == "1";
+  e.serving.replicas = static_cast<int>(*replicas);
+  e.serving.evaluations = static_cast<int>(*evaluations);
   for (std::size_t k = 0; k < doubles.size(); ++k) {
-    const auto v = number(fields[6 + k]);
+    const auto v = number(fields[kWhole + k]);
     if (!v) return std::nullopt;
     *doubles[k] = *v;
   }

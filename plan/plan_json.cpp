@@ -31,7 +31,26 @@ void write_candidate(sim::JsonWriter& j, const PlanResult& r, const Evaluated& e
   j.member("gpus", e.gpus);
   j.member("dp", e.dp);
   j.member("peak_memory_bytes", e.peak_memory_bytes);
-  if (e.simulated()) {
+  if (e.service) {
+    const ServiceFigures& f = e.serving;
+    j.member("replicas", f.replicas);
+    j.member("services_simulated", f.evaluations);
+    if (e.simulated()) {
+      j.member("p99_ttft_s", f.p99_ttft_s);
+      j.member("p99_tpot_s", f.p99_tpot_s);
+      j.member("p99_e2e_s", f.p99_e2e_s);
+      j.member("tokens_per_s", e.tokens_per_s);
+      j.member("requests_per_s", f.requests_per_s);
+      j.member("goodput", f.goodput);
+      if (e.priced) {
+        j.member("capex_usd", e.capex_usd);
+        j.member("facility_power_w", e.facility_power_w);
+        j.member("usd_per_gpu_hour", e.usd_per_gpu_hour);
+        j.member("usd_per_hour", f.usd_per_hour);
+        j.member("usd_per_million_tokens", f.usd_per_million_tokens);
+      }
+    }
+  } else if (e.simulated()) {
     j.member("step_s", e.step_s);
     j.member("time_to_train_s", e.time_to_train_s);
     j.member("mfu", e.mfu);

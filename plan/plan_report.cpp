@@ -5,13 +5,17 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "report/cost/cost_report.hpp"
+#include "report/number_text.hpp"
 #include "report/training/training_labels.hpp"
 
 namespace fathom::plan {
 
 namespace {
+
+using report::ms_text;
 
 std::string duration_text(double s) {
   char buf[32];
@@ -45,6 +49,99 @@ std::string number(double v) {
   return buf;
 }
 
+// The top `shown` of a training plan: GPUs, step, time to train, MFU and, when priced, capex and run cost.
+void write_top_training(std::FILE* out, const PlanResult& r, std::size_t shown, int width) {
+  const bool priced = r.candidates[r.ranking.front()].priced;
+  std::fprintf(out, "\n  %4s  %-*s %6s %12s %14s %6s", "rank", width, "candidate", "GPUs", "step", "time to train",
+               "MFU");
+  if (priced) std::fprintf(out, " %10s %10s", "capex", "run cost");
+  std::fprintf(out, "\n");
+  for (std::size_t k = 0; k < shown; ++k) {
+    const Evaluated& e = r.candidates[r.ranking[k]];
+    std::fprintf(out, "  %4zu  %-*s %6d %12s %14s %5.1f%%", k + 1, width, values_text(r, e).c_str(), e.gpus,
+                 duration_text(e.step_s).c_str(),
+                 e.time_to_train_s > 0 ? duration_text(e.time_to_train_s).c_str() : "-", 100 * e.mfu);
+    if (priced)
+      std::fprintf(out, " %10s %10s", report::usd_text(e.capex_usd).c_str(), report::usd_text(e.usd_per_run).c_str());
+    std::fprintf(out, "\n");
+  }
+}
+
+// The top `shown` of a service's plan: its replicas and GPUs, P99 latencies, output throughput
+// and, when priced, what the service costs an hour and per million output tokens.
+void write_top_service(std::FILE* out, const PlanResult& r, std::size_t shown, int width) {
+  const bool priced = r.candidates[r.ranking.front()].priced;
+  std::fprintf(out, "\n  %4s  %-*s %8s %6s %10s %10s %10s %10s %10s", "rank", width, "candidate", "replicas", "GPUs",
+               "P99 TTFT", "P99 TPOT", "P99 E2E", "tokens/s", "per GPU");
+  if (priced) std::fprintf(out, " %10s %10s", "per hour", "per Mtok");
+  std::fprintf(out, "\n");
+  for (std::size_t k = 0; k < shown; ++k) {
+    const Evaluated& e = r.candidates[r.ranking[k]];
+    std::fprintf(out, "  %4zu  %-*s %8d %6d %10s %10s %10s %10.0f %10.0f", k + 1, width, values_text(r, e).c_str(),
+                 e.serving.replicas, e.gpus, ms_text(e.serving.p99_ttft_s).c_str(),
+                 ms_text(e.serving.p99_tpot_s).c_str(), duration_text(e.serving.p99_e2e_s).c_str(), e.tokens_per_s,
+                 e.gpus > 0 ? e.tokens_per_s / e.gpus : 0.0);
+    if (priced) {
+      std::fprintf(out, " %10s %10s", report::usd_text(e.serving.usd_per_hour).c_str(),
+                   report::usd_text(e.serving.usd_per_million_tokens).c_str());
+    }
+    std::fprintf(out, "\n");
+  }
+}
+
+const char* const kColumnNames[] = {"best", "runner-up", "best rejected"};
+const int kColumnWidths[] = {12, 12, 14};
+
+// Why the best wins: its step beside the runner-up's and the best rejected one's.
+void write_step_breakdowns(std::FILE* out, const std::vector<const Evaluated*>& columns) {
+  std::fprintf(out, "  %-34s", "step, seconds");
+  for (std::size_t c = 0; c < columns.size(); ++c) std::fprintf(out, " %*s", kColumnWidths[c], kColumnNames[c]);
+  std::fprintf(out, "\n");
+  std::vector<std::vector<report::BreakdownComponent>> rows;
+  for (const Evaluated* e : columns) rows.push_back(report::components(e->breakdown));
+  for (std::size_t i = 0; i < rows.front().size(); ++i) {
+    std::fprintf(out, "  %-34s", rows.front()[i].label);
+    for (std::size_t c = 0; c < rows.size(); ++c) std::fprintf(out, " %*.4f", kColumnWidths[c], rows[c][i].seconds);
+    std::fprintf(out, "\n");
+  }
+  std::fprintf(out, "  %-34s", "total");
+  for (std::size_t c = 0; c < columns.size(); ++c) std::fprintf(out, " %*.4f", kColumnWidths[c], columns[c]->step_s);
+  std::fprintf(out, "\n");
+}
+
+// The same for a service: the figures the SLO and the cost are read from.
+void write_service_figures(std::FILE* out, const std::vector<const Evaluated*>& columns) {
+  std::fprintf(out, "  %-34s", "service");
+  for (std::size_t c = 0; c < columns.size(); ++c) std::fprintf(out, " %14s", kColumnNames[c]);
+  std::fprintf(out, "\n");
+  const auto row = [&](const char* label, const auto& text) {
+    std::fprintf(out, "  %-34s", label);
+    for (const Evaluated* e : columns) std::fprintf(out, " %14s", text(*e).c_str());
+    std::fprintf(out, "\n");
+  };
+  const auto fixed = [](double v, const char* format) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
+  row("replicas", [](const Evaluated& e) { return std::to_string(e.serving.replicas); });
+  row("GPUs", [](const Evaluated& e) { return std::to_string(e.gpus); });
+  row("P99 time to first token", [](const Evaluated& e) { return ms_text(e.serving.p99_ttft_s); });
+  row("P99 time per output token", [](const Evaluated& e) { return ms_text(e.serving.p99_tpot_s); });
+  row("P99 end to end", [](const Evaluated& e) { return duration_text(e.serving.p99_e2e_s); });
+  row("output tokens/s", [&](const Evaluated& e) { return fixed(e.tokens_per_s, "%.0f"); });
+  row("output tokens/s per GPU",
+      [&](const Evaluated& e) { return fixed(e.gpus ? e.tokens_per_s / e.gpus : 0, "%.0f"); });
+  row("requests/s", [&](const Evaluated& e) { return fixed(e.serving.requests_per_s, "%.4g"); });
+  row("requests meeting the SLO", [&](const Evaluated& e) { return fixed(100 * e.serving.goodput, "%.1f%%"); });
+  if (columns.front()->priced) {
+    row("cost per hour", [](const Evaluated& e) { return report::usd_text(e.serving.usd_per_hour); });
+    row("cost per million output tokens",
+        [](const Evaluated& e) { return report::usd_text(e.serving.usd_per_million_tokens); });
+  }
+  row("services simulated", [](const Evaluated& e) { return std::to_string(e.serving.evaluations); });
+}
+
 }  // namespace
 
 void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
@@ -62,24 +159,15 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
   if (r.ranking.empty()) {
     std::fprintf(out, "\nno candidate meets every constraint\n");
   } else {
-    const bool priced = r.candidates[r.ranking.front()].priced;
     const std::size_t shown = std::min(r.ranking.size(), static_cast<std::size_t>(top));
     int width = 9;
     for (std::size_t k = 0; k < shown; ++k) {
       width = std::max(width, static_cast<int>(values_text(r, r.candidates[r.ranking[k]]).size()));
     }
-    std::fprintf(out, "\n  %4s  %-*s %6s %12s %14s %6s", "rank", width, "candidate", "GPUs", "step", "time to train",
-                 "MFU");
-    if (priced) std::fprintf(out, " %10s %10s", "capex", "run cost");
-    std::fprintf(out, "\n");
-    for (std::size_t k = 0; k < shown; ++k) {
-      const Evaluated& e = r.candidates[r.ranking[k]];
-      std::fprintf(out, "  %4zu  %-*s %6d %12s %14s %5.1f%%", k + 1, width, values_text(r, e).c_str(), e.gpus,
-                   duration_text(e.step_s).c_str(),
-                   e.time_to_train_s > 0 ? duration_text(e.time_to_train_s).c_str() : "-", 100 * e.mfu);
-      if (priced)
-        std::fprintf(out, " %10s %10s", report::usd_text(e.capex_usd).c_str(), report::usd_text(e.usd_per_run).c_str());
-      std::fprintf(out, "\n");
+    if (r.candidates[r.ranking.front()].service) {
+      write_top_service(out, r, shown, width);
+    } else {
+      write_top_training(out, r, shown, width);
     }
     // Why the best wins: its step beside the runner-up's and beside the best candidate that a
     // constraint (deadline, budget, power) rejected.
@@ -94,7 +182,11 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
     }
     std::fprintf(out, "\nbest: %s\n", values_text(r, best).c_str());
     const Evaluated& w = r.as_written;
-    if (r.as_written_rank > 0) {
+    if (r.as_written_rank > 0 && w.service) {
+      std::fprintf(out, "  as written: %s ranks %zu of %zu feasible (%d replica%s, P99 E2E %s)\n",
+                   values_text(r, w).c_str(), r.as_written_rank, r.ranking.size(), w.serving.replicas,
+                   w.serving.replicas == 1 ? "" : "s", duration_text(w.serving.p99_e2e_s).c_str());
+    } else if (r.as_written_rank > 0) {
       std::fprintf(out, "  as written: %s ranks %zu of %zu feasible (step %s, %.1f%% MFU)\n", values_text(r, w).c_str(),
                    r.as_written_rank, r.ranking.size(), duration_text(w.step_s).c_str(), 100 * w.mfu);
     } else {
@@ -106,29 +198,27 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
       std::fprintf(out, "  best rejected: %s (%s: %s)\n", values_text(r, *rejected).c_str(),
                    std::string(status_name(rejected->status)).c_str(), rejected->reason.c_str());
     }
-    std::fprintf(out, "  %-34s %12s", "step, seconds", "best");
-    if (runner_up) std::fprintf(out, " %12s", "runner-up");
-    if (rejected) std::fprintf(out, " %14s", "best rejected");
-    std::fprintf(out, "\n");
-    const auto rows = report::components(best.breakdown);
-    const auto rows_up = runner_up ? report::components(runner_up->breakdown) : rows;
-    const auto rows_rejected = rejected ? report::components(rejected->breakdown) : rows;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      std::fprintf(out, "  %-34s %12.4f", rows[i].label, rows[i].seconds);
-      if (runner_up) std::fprintf(out, " %12.4f", rows_up[i].seconds);
-      if (rejected) std::fprintf(out, " %14.4f", rows_rejected[i].seconds);
-      std::fprintf(out, "\n");
+    std::vector<const Evaluated*> columns = {&best};
+    if (runner_up) columns.push_back(runner_up);
+    if (rejected) columns.push_back(rejected);
+    if (best.service) {
+      write_service_figures(out, columns);
+    } else {
+      write_step_breakdowns(out, columns);
     }
-    std::fprintf(out, "  %-34s %12.4f", "total", best.step_s);
-    if (runner_up) std::fprintf(out, " %12.4f", runner_up->step_s);
-    if (rejected) std::fprintf(out, " %14.4f", rejected->step_s);
-    std::fprintf(out, "\n");
   }
   if (!r.pareto.empty()) {
     std::fprintf(out, "\nPareto front (%s): %zu candidates, none beaten on one objective without losing on another\n",
                  objectives.c_str(), r.pareto.size());
     for (std::size_t i : r.pareto) {
       const Evaluated& e = r.candidates[i];
+      if (e.service) {
+        std::fprintf(out, "  %s: %d replica%s, %d GPUs, P99 E2E %s", values_text(r, e).c_str(), e.serving.replicas,
+                     e.serving.replicas == 1 ? "" : "s", e.gpus, duration_text(e.serving.p99_e2e_s).c_str());
+        if (e.priced) std::fprintf(out, ", %s an hour", report::usd_text(e.serving.usd_per_hour).c_str());
+        std::fprintf(out, "\n");
+        continue;
+      }
       std::fprintf(out, "  %s: step %s, time to train %s, MFU %.1f%%", values_text(r, e).c_str(),
                    duration_text(e.step_s).c_str(),
                    e.time_to_train_s > 0 ? duration_text(e.time_to_train_s).c_str() : "-", 100 * e.mfu);
@@ -155,8 +245,14 @@ void write_plan_csv(std::ostream& out, const PlanResult& r) {
   for (std::size_t i : r.pareto) pareto[i] = 1;
   out << "index,rank,pareto";
   for (const auto& a : r.axes) out << "," << csv_field(a);
-  out << ",status,reason,nodes,gpus,dp,step_s,time_to_train_s,mfu,tokens_per_s,peak_memory_bytes,capex_usd,"
-         "usd_per_run,facility_power_w\n";
+  const bool service = r.as_written.service;
+  if (service) {
+    out << ",status,reason,nodes,gpus,replicas,p99_ttft_s,p99_tpot_s,p99_e2e_s,tokens_per_s,requests_per_s,goodput,"
+           "usd_per_hour,usd_per_million_tokens,capex_usd,facility_power_w\n";
+  } else {
+    out << ",status,reason,nodes,gpus,dp,step_s,time_to_train_s,mfu,tokens_per_s,peak_memory_bytes,capex_usd,"
+           "usd_per_run,facility_power_w\n";
+  }
   for (const Evaluated& e : r.candidates) {
     out << e.index << "," << rank[e.index] << "," << (pareto[e.index] ? "1" : "");
     for (const auto& v : e.values) out << "," << csv_field(v);
@@ -164,8 +260,16 @@ void write_plan_csv(std::ostream& out, const PlanResult& r) {
     for (char& c : reason) {
       if (c == '\n') c = ' ';
     }
-    out << "," << status_name(e.status) << "," << csv_field(reason) << "," << e.nodes << "," << e.gpus << "," << e.dp
-        << "," << number(e.step_s) << "," << number(e.time_to_train_s) << "," << number(e.mfu) << ","
+    out << "," << status_name(e.status) << "," << csv_field(reason) << "," << e.nodes << "," << e.gpus;
+    if (service) {
+      const ServiceFigures& f = e.serving;
+      out << "," << f.replicas << "," << number(f.p99_ttft_s) << "," << number(f.p99_tpot_s) << ","
+          << number(f.p99_e2e_s) << "," << number(e.tokens_per_s) << "," << number(f.requests_per_s) << ","
+          << number(f.goodput) << "," << number(f.usd_per_hour) << "," << number(f.usd_per_million_tokens) << ","
+          << number(e.capex_usd) << "," << number(e.facility_power_w) << "\n";
+      continue;
+    }
+    out << "," << e.dp << "," << number(e.step_s) << "," << number(e.time_to_train_s) << "," << number(e.mfu) << ","
         << number(e.tokens_per_s) << "," << number(e.peak_memory_bytes) << "," << number(e.capex_usd) << ","
         << number(e.usd_per_run) << "," << number(e.facility_power_w) << "\n";
   }

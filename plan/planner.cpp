@@ -11,6 +11,7 @@
 
 #include "models/workloads/training/step_bound.hpp"
 #include "plan/journal.hpp"
+#include "plan/service_candidate.hpp"
 #include "report/training/training_report.hpp"
 #include "scenarios/user_catalogs.hpp"
 #include "sim/input/text_file.hpp"
@@ -114,18 +115,23 @@ void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, bool 
   if (plan.deadline_s && e.time_to_train_s > *plan.deadline_s) {
     e.status = Status::kMissesDeadline;
     e.reason = duration_days(e.time_to_train_s) + " to train, deadline " + duration_days(*plan.deadline_s);
-  } else if (plan.budget_usd && e.capex_usd > *plan.budget_usd) {
-    e.status = Status::kOverBudget;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "capex $%.4gM over the budget of $%.4gM", e.capex_usd / 1e6, *plan.budget_usd / 1e6);
-    e.reason = buf;
-  } else if (plan.power_w && e.facility_power_w > *plan.power_w) {
-    e.status = Status::kOverPower;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%.4g MW facility power over the limit of %.4g MW", e.facility_power_w / 1e6,
-                  *plan.power_w / 1e6);
-    e.reason = buf;
+  } else {
+    apply_cost_constraints(plan, e);
   }
+}
+
+// An inference service's candidate, loaded by `load` with the replica count its search tries.
+void evaluate_candidate(const std::string& file, std::string_view text, const std::vector<std::string>& overrides,
+                        const std::vector<std::string>& assignments, const scenario::PlanSpec& plan, Evaluated& e) {
+  evaluate_service(
+      [&](std::optional<int> replicas, std::string& error) {
+        std::vector<std::string> set = assignments;
+        if (replicas) set.push_back("workload.serving.replicas=" + std::to_string(*replicas));
+        Loaded l = load_candidate(file, text, overrides, set);
+        error = std::move(l.error);
+        return std::move(l.scenario);
+      },
+      plan, e);
 }
 
 }  // namespace
@@ -146,6 +152,8 @@ std::string_view status_name(Status status) {
       return "over power";
     case Status::kBoundMissesDeadline:
       return "misses deadline (bound)";
+    case Status::kMissesSlo:
+      return "misses SLO";
   }
   return "invalid";
 }
@@ -169,14 +177,17 @@ std::vector<std::vector<std::string>> candidate_overrides(const scenario::PlanSp
 double objective_value(const Evaluated& e, scenario::PlanObjective objective) {
   switch (objective) {
     case scenario::PlanObjective::kCost:
-      return e.usd_per_run;
+      return e.service ? e.serving.usd_per_hour : e.usd_per_run;
     case scenario::PlanObjective::kMfu:
       return -e.mfu;
     case scenario::PlanObjective::kNodes:
       return e.nodes;
+    case scenario::PlanObjective::kGpus:
+      return e.gpus;
     case scenario::PlanObjective::kTime:
       break;
   }
+  if (e.service) return e.serving.p99_e2e_s;
   return e.time_to_train_s > 0 ? e.time_to_train_s : e.step_s;
 }
 
@@ -195,6 +206,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
                                   "see docs/plan.md");
   }
   const scenario::PlanSpec& plan = *base.plan;
+  const bool service = base.workload == scenario::WorkloadKind::kInference;
   const std::string text = sim::read_text_file(file, sim::kMaxYamlBytes);
   PlanResult result;
   result.objective = plan.objective;
@@ -239,6 +251,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
         Evaluated& e = result.candidates[todo[k]];
         std::optional<scenario::ScopedCatalogs> scope;
         if (!catalogs.empty()) scope.emplace(catalogs);
+        if (service) return evaluate_candidate(file, text, overrides, combos[todo[k]], plan, e);
         const Loaded l = load_candidate(file, text, overrides, combos[todo[k]]);
         if (!l.scenario) {
           e.status = Status::kInvalid;
@@ -311,11 +324,23 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
   // The scenario as written, where it stands among them.
   Evaluated& w = result.as_written;
   for (const auto& axis : plan.vary) {
+    // What the loader noted, else the document's own scalar at that path (a section read by its
+    // own reader, such as an inference service's), else the key's default.
     const auto it = base.written.find(axis.key);
-    w.values.push_back(it != base.written.end() ? it->second : "default");
+    std::string value = it != base.written.end() ? it->second : "default";
+    if (it == base.written.end()) {
+      for (const auto& [path, scalar] : base.document) {
+        if (path == axis.key) value = scalar;
+      }
+    }
+    w.values.push_back(value);
   }
-  train::CommsCache cache;
-  evaluate(base, plan, false, cache, w);
+  if (service) {
+    evaluate_candidate(file, text, overrides, {}, plan, w);
+  } else {
+    train::CommsCache cache;
+    evaluate(base, plan, false, cache, w);
+  }
   if (w.status == Status::kFeasible) {
     w.index = result.candidates.size();
     result.as_written_rank = 1;

@@ -27,6 +27,21 @@ enum class Status {
   kOverPower,            // facility power above plan.power
   kBoundMissesDeadline,  // its step's lower bound (step_bound.hpp) already misses plan.deadline:
                          // not simulated
+  kMissesSlo,            // an inference service's P99 latency above its SLO (at every replica count
+                         // plan.fewest_replicas allows)
+};
+
+// A candidate of an inference service's plan: what its simulated service gave.
+struct ServiceFigures {
+  int replicas = 0;     // the decode (or only) pool's; an autoscaler's max_replicas
+  int evaluations = 0;  // services simulated to find the replica count
+  double p99_ttft_s = 0;
+  double p99_tpot_s = 0;
+  double p99_e2e_s = 0;
+  double requests_per_s = 0;
+  double goodput = 0;       // the share of finished requests meeting the SLO
+  double usd_per_hour = 0;  // its GPUs at the cluster's cost per GPU-hour (with cost:)
+  double usd_per_million_tokens = 0;
 };
 
 std::string_view status_name(Status status);
@@ -50,6 +65,8 @@ struct Evaluated {
   double usd_per_run = 0;
   double facility_power_w = 0;
   double usd_per_gpu_hour = 0;
+  bool service = false;  // an inference service's candidate: `serving` holds its figures, not the step's
+  ServiceFigures serving;
   bool simulated() const {
     return status != Status::kInvalid && status != Status::kOutOfMemory && status != Status::kBoundMissesDeadline;
   }
@@ -99,7 +116,8 @@ std::vector<std::vector<std::string>> candidate_overrides(const scenario::PlanSp
 // Runs the plan of the scenario `file` (loaded with `overrides`, which must give it a plan:).
 PlanResult run_plan(const std::string& file, const std::vector<std::string>& overrides, const PlanOptions& options);
 
-// The objective's figure for a simulated candidate: lower is better.
+// The objective's figure for a simulated candidate: lower is better. An inference service's time is
+// its P99 end-to-end latency and its cost the service's cost per hour.
 double objective_value(const Evaluated& e, scenario::PlanObjective objective);
 
 // Whether `a` ranks before `b`: the objective, then the faster run (the index breaks the rest).

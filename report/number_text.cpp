@@ -26,4 +26,10 @@ std::string ten_digits(double x) {
   return buf;
 }
 
+std::string ms_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", seconds * 1e3);
+  return buf;
+}
+
 }  // namespace fathom::report

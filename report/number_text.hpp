@@ -12,6 +12,9 @@ namespace fathom::report {
 // "-0.000001").
 std::string exact_seconds(sim::SimTime t);
 
+// Milliseconds to four significant digits ("46.16 ms", "1915 ms"): a latency at a glance.
+std::string ms_text(double seconds);
+
 // Ten significant digits ("%.10g"): a double in a CSV cell.
 std::string ten_digits(double x);
 

@@ -153,7 +153,8 @@ std::string parameter_tables_markdown() {
   table(md, "`report`",
         "What `fathom report` holds the cluster to ([go-live.md](go-live.md)): beside these, `pilot` names the\n"
         "pilot's scenario file (relative to this scenario's folder), shown beside this cluster with the\n"
-        "scaling efficiency. `expect: mfu` replaces `mfu`.",
+        "scaling efficiency, and `service` an inference service's scenario, whose P99 latencies are held to\n"
+        "its SLO. `expect: mfu` replaces `mfu`.",
         scenario::report_parameters());
   return md.str();
 }

@@ -26,7 +26,28 @@ std::vector<std::string> expand_range(MapReader range) {
 
 }  // namespace
 
-const std::vector<std::pair<std::string, std::string>>& plan_axis_names() {
+const std::vector<std::pair<std::string, std::string>>& plan_axis_names(bool inference) {
+  static const std::vector<std::pair<std::string, std::string>> service = {
+      {"nodes", "cluster.nodes"},
+      {"node", "cluster.node"},
+      {"fabric", "cluster.fabric.kind"},
+      {"accelerator", "hardware.accelerator"},
+      {"tp", "workload.serving.tp"},
+      {"replicas", "workload.serving.replicas"},
+      {"weights", "workload.serving.weights"},
+      {"kv_cache", "workload.serving.kv_cache"},
+      {"max_seqs", "workload.serving.max_seqs"},
+      {"max_batched_tokens", "workload.serving.max_batched_tokens"},
+      {"chunked_prefill", "workload.serving.chunked_prefill"},
+      {"block_tokens", "workload.serving.block_tokens"},
+      {"memory_utilization", "workload.serving.memory_utilization"},
+      {"preemption", "workload.serving.preemption"},
+      {"routing", "workload.serving.routing"},
+      {"prefill_replicas", "workload.disaggregation.prefill_replicas"},
+      {"prefill_tp", "workload.disaggregation.prefill_tp"},
+      {"rate", "workload.requests.rate"},
+  };
+  if (inference) return service;
   static const std::vector<std::pair<std::string, std::string>> names = {
       {"nodes", "cluster.nodes"},
       {"node", "cluster.node"},
@@ -66,28 +87,31 @@ std::string_view objective_name(PlanObjective objective) {
       return "mfu";
     case PlanObjective::kNodes:
       return "nodes";
+    case PlanObjective::kGpus:
+      return "gpus";
   }
   return "time";
 }
 
-PlanSpec read_plan_section(MapReader& section, const std::function<void(const ValueReader&)>& note) {
+PlanSpec read_plan_section(MapReader& section, const std::function<void(const ValueReader&)>& note, bool inference) {
   PlanSpec p;
   p.where = section.location();
   MapReader vary = section.child("vary");
-  for (const auto& [short_name, key] : plan_axis_names()) vary.declare({short_name});
+  for (const auto& [short_name, key] : plan_axis_names(inference)) vary.declare({short_name});
   for (const auto& item : vary.keys()) {
     const ValueReader v = *vary.find(item);
     note(v);
     PlanAxis axis;
     axis.name = item;
     axis.where = v.location();
-    for (const auto& [short_name, key] : plan_axis_names()) {
+    for (const auto& [short_name, key] : plan_axis_names(inference)) {
       if (short_name == item) axis.key = key;
     }
     if (axis.key.empty()) {
       if (item.find('.') == std::string::npos) {
         std::string names;
-        for (const auto& [short_name, key] : plan_axis_names()) names += (names.empty() ? "" : ", ") + short_name;
+        for (const auto& [short_name, key] : plan_axis_names(inference))
+          names += (names.empty() ? "" : ", ") + short_name;
         vary.fail(item, "one of " + names + ", or a scenario key path such as workload.global_batch");
       }
       axis.key = item;
@@ -124,10 +148,11 @@ PlanSpec read_plan_section(MapReader& section, const std::function<void(const Va
   if (auto v = section.find("objective")) {
     note(*v);
     const auto read = [](const ValueReader& word) {
-      const std::string o = word.one_of({"time", "cost", "mfu", "nodes"});
+      const std::string o = word.one_of({"time", "cost", "mfu", "nodes", "gpus"});
       return o == "cost"    ? PlanObjective::kCost
              : o == "mfu"   ? PlanObjective::kMfu
              : o == "nodes" ? PlanObjective::kNodes
+             : o == "gpus"  ? PlanObjective::kGpus
                             : PlanObjective::kTime;
     };
     p.objectives.clear();
@@ -147,6 +172,19 @@ PlanSpec read_plan_section(MapReader& section, const std::function<void(const Va
   if (auto v = section.find("top")) {
     note(*v);
     p.top = v->positive_int();
+  }
+  if (auto v = section.find("fewest_replicas")) {
+    note(*v);
+    if (!inference) v->fail("a key of an inference service's plan only (workload kind: inference)");
+    if (!v->is_map()) v->fail("a range of replica counts ({from: 1, to: 32})");
+    MapReader range = v->map();
+    const std::int64_t from = range.count("from", 1, Sign::kPositive);
+    const std::int64_t to = range.count("to", Sign::kPositive);
+    if (to < from) range.fail("to", "a value at least `from` (" + std::to_string(from) + ")");
+    if (to > 100000) range.fail("to", "at most 100,000 replicas");
+    p.fewest_replicas_from = static_cast<int>(from);
+    p.fewest_replicas_to = static_cast<int>(to);
+    range.finish();
   }
   return p;
 }

@@ -28,6 +28,7 @@ enum class PlanObjective {
   kCost,   // the cheapest run on the owned cluster (needs cost: and workload.tokens)
   kMfu,    // the highest model FLOP utilisation
   kNodes,  // the fewest nodes, ties by time
+  kGpus,   // the fewest accelerators, ties by time
 };
 
 struct PlanSpec {
@@ -41,16 +42,25 @@ struct PlanSpec {
   std::vector<PlanObjective> objectives = {PlanObjective::kTime};
   bool has(PlanObjective o) const { return std::find(objectives.begin(), objectives.end(), o) != objectives.end(); }
   int top = 5;
+  // An inference service's plan: each candidate's replica count is the fewest in
+  // [fewest_replicas_from, fewest_replicas_to] that meets the workload's SLO at P99 (0: the
+  // replicas are the scenario's, or an axis's).
+  int fewest_replicas_from = 0;
+  int fewest_replicas_to = 0;
+  bool searches_replicas() const { return fewest_replicas_from > 0; }
   Location where;
 };
 
-// The short names `vary:` takes and the keys they set; any other name with a dot is taken as a
-// key path of the scenario itself.
-const std::vector<std::pair<std::string, std::string>>& plan_axis_names();
+// The short names `vary:` takes and the keys they set, for a training workload or an inference
+// service (whose `tp` is its replicas' tensor parallelism); any other name with a dot is taken as
+// a key path of the scenario itself.
+const std::vector<std::pair<std::string, std::string>>& plan_axis_names(bool inference = false);
 
 std::string_view objective_name(PlanObjective objective);
 
-// Reads `plan:`; `note` is called with every value read.
-PlanSpec read_plan_section(MapReader& section, const std::function<void(const ValueReader&)>& note);
+// Reads `plan:` of a training workload or, with `inference`, of an inference service; `note` is
+// called with every value read.
+PlanSpec read_plan_section(MapReader& section, const std::function<void(const ValueReader&)>& note,
+                           bool inference = false);
 
 }  // namespace fathom::scenario

@@ -68,16 +68,21 @@ ReportSpec read_report_section(MapReader& section, const std::string& scenario_f
   ReportSpec spec;
   spec.where = section.location();
   read_declared(section, report_parameters(), spec, note);
-  section.declare({"pilot"});
-  if (auto v = section.find("pilot")) {
-    note(*v);
-    std::filesystem::path p = v->as<std::string>("a scenario file");
-    if (p.is_relative()) p = std::filesystem::path(scenario_file).parent_path() / p;
-    if (!std::filesystem::is_regular_file(p)) {
-      v->fail("the pilot's scenario file, relative to this scenario's folder");
+  section.declare({"pilot", "service"});
+  // A scenario file named relative to this one's folder.
+  const auto scenario_path = [&](const char* key, const char* what) {
+    std::string resolved;
+    if (auto v = section.find(key)) {
+      note(*v);
+      std::filesystem::path p = v->as<std::string>("a scenario file");
+      if (p.is_relative()) p = std::filesystem::path(scenario_file).parent_path() / p;
+      if (!std::filesystem::is_regular_file(p)) v->fail(std::string(what) + ", relative to this scenario's folder");
+      resolved = p.string();
     }
-    spec.pilot = p.string();
-  }
+    return resolved;
+  };
+  spec.pilot = scenario_path("pilot", "the pilot's scenario file");
+  spec.service = scenario_path("service", "the inference service's scenario file");
   return spec;
 }
 

@@ -15,6 +15,9 @@ namespace fathom::scenario {
 
 struct ReportSpec {
   std::string pilot;  // the pilot's scenario file, resolved against this scenario's folder; empty: none
+  // The inference service the cluster will also run (a scenario with workload kind: inference),
+  // resolved the same way; empty: none. Its P99 latency and throughput per GPU are rows.
+  std::string service;
   // The targets. A scenario's `expect: mfu` replaces `mfu` (the scenario's own word wins).
   double mfu = 0.38;                      // model FLOP utilisation at least this
   double gpu_busy = 0.80;                 // the accelerators compute at least this share of the step
@@ -31,10 +34,10 @@ struct ReportSpec {
   Location where;                         // of `report:`, or the file's start without one
 };
 
-// The declared keys of `report:` (docs/parameters.md); `pilot` is read beside them.
+// The declared keys of `report:` (docs/parameters.md); `pilot` and `service` are read beside them.
 const std::vector<params::Parameter<ReportSpec>>& report_parameters();
 
-// Reads `report:`; `scenario_file` anchors a relative pilot path. `note` is called with every
+// Reads `report:`; `scenario_file` anchors a relative pilot or service path. `note` is called with every
 // value read.
 ReportSpec read_report_section(MapReader& section, const std::string& scenario_file,
                                const std::function<void(const ValueReader&)>& note);

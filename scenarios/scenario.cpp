@@ -285,17 +285,61 @@ void read_cost(Scenario& s, MapReader c) {
   c.finish();
 }
 
+// An inference service's `plan:` (docs/plan.md, "Planning a service"): its constraint is the
+// workload's SLO, its objectives what a service is judged by.
+template <typename At>
+void check_service_plan(const Scenario& s, const At& at) {
+  const PlanSpec& plan = *s.plan;
+  if (plan.deadline_s) {
+    throw ScenarioError(at("deadline"), "plan.deadline",
+                        "a training run's deadline; a service's is its slo:", "deadline in an inference service's plan",
+                        "set workload.slo (ttft, tpot, e2e)");
+  }
+  if (plan.has(PlanObjective::kMfu)) {
+    throw ScenarioError(at("objective"), "plan.objective", "time, cost, nodes or gpus for an inference service", "mfu",
+                        "a service is held to its SLO, not to its MFU");
+  }
+  if ((plan.budget_usd || plan.power_w || plan.has(PlanObjective::kCost)) && !s.cost) {
+    throw ScenarioError(plan.where, "plan",
+                        "a cost: section to price the candidates with (budget, power, objective: cost)",
+                        "no cost section", "add cost: {} to use the price list's defaults");
+  }
+  if (plan.searches_replicas()) {
+    if (!s.inference.slo.any()) {
+      throw ScenarioError(at("fewest_replicas"), "plan.fewest_replicas", "an SLO to meet (workload.slo)", "no slo",
+                          "add slo: {ttft: 2s, tpot: 50ms} under workload");
+    }
+    if (s.inference.autoscaler.enabled) {
+      throw ScenarioError(at("fewest_replicas"), "plan.fewest_replicas",
+                          "a service of fixed replicas (the autoscaler sets its own)", "an autoscaler");
+    }
+    for (const PlanAxis& axis : plan.vary) {
+      if (axis.key == "workload.serving.replicas") {
+        throw ScenarioError(axis.where, "plan.vary." + axis.name,
+                            "no replicas axis: fewest_replicas searches each candidate's count", axis.name);
+      }
+    }
+  }
+}
+
 // `plan:`, checked against what its constraints and objective need.
 void read_plan(Scenario& s, MapReader p) {
   note(s, p);
-  s.plan = read_plan_section(p, [&](const ValueReader& v) { note(s, v); });
+  const bool service = s.workload == WorkloadKind::kInference;
+  s.plan = read_plan_section(
+      p, [&](const ValueReader& v) { note(s, v); }, service);
   p.finish();
   const auto at = [&](const char* key) {
     const auto it = s.locations.find(std::string("plan.") + key);
     return it != s.locations.end() ? it->second : s.plan->where;
   };
+  if (service) {
+    check_service_plan(s, at);
+    return;
+  }
   if (s.workload != WorkloadKind::kTraining) {
-    throw ScenarioError(s.plan->where, "plan", "a training workload to plan for", "another workload kind");
+    throw ScenarioError(s.plan->where, "plan", "a training workload or an inference service to plan for",
+                        "another workload kind");
   }
   const bool tokens = s.training.tokens > 0;
   if (s.plan->deadline_s && !tokens) {
@@ -804,10 +848,13 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
       throw ScenarioError(e.where, "expect." + e.key,
                           "an inference service's criterion only with workload kind: inference", quote_found(e.text));
     }
-    if (!inference && s.workload != WorkloadKind::kTraining) {
+    // A service's cost is priced as a training run's is (report::inference_usage).
+    const bool service_cost = s.workload == WorkloadKind::kInference && is_cost_expectation(e.key);
+    if (!inference && !service_cost && s.workload != WorkloadKind::kTraining) {
       throw ScenarioError(e.where, "expect." + e.key,
                           s.workload == WorkloadKind::kInference
-                              ? "an inference service's criterion (p99_ttft, p99_tpot, p99_e2e, throughput)"
+                              ? "an inference service's criterion (p99_ttft, p99_tpot, p99_e2e, throughput) or, "
+                                "with cost:, capex, tco, run_cost, it_power or facility_power"
                               : "criteria only with workload kind: training or inference",
                           quote_found(e.text));
     }

@@ -1,5 +1,6 @@
 #include "report/cost/cost_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -48,6 +49,17 @@ cost::Usage training_usage(const scenario::Scenario& s, const train::TrainingRes
   return u;
 }
 
+cost::Usage inference_usage(const scenario::Scenario& s, double gpu_hours, double busy_fraction, double duration_s,
+                            double output_tokens) {
+  cost::Usage u;
+  u.gpu_tdp_watts = s.accelerator.tdp_watts;
+  if (duration_s > 0) u.gpus_used = gpu_hours * 3600 / duration_s;
+  u.busy_fraction = std::clamp(busy_fraction, 0.0, 1.0);
+  u.step_seconds = duration_s;
+  u.tokens_per_step = output_tokens;
+  return u;
+}
+
 cost::Usage peak_usage(const scenario::Scenario& s) {
   cost::Usage u;
   u.gpu_tdp_watts = s.accelerator.tdp_watts;
@@ -86,7 +98,8 @@ std::string kw_text(double watts) {
   return buf;
 }
 
-void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::CostSpec& spec) {
+void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::CostSpec& spec,
+                        const std::string& step) {
   std::fprintf(out, "\ncost (docs/cost.md; prices as of their sources, switch %s):\n", spec.switch_name.c_str());
   std::fprintf(out, "  %-34s %10s %12s %12s\n", "capex", "count", "unit", "total");
   for (const auto& line : c.capex) {
@@ -105,7 +118,7 @@ void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::C
   std::fprintf(out, "  TCO over %.3g years: %s, %s per GPU-hour\n", spec.years, usd_text(c.tco_usd).c_str(),
                usd_text(c.usd_per_gpu_hour).c_str());
   if (c.usd_per_step > 0) {
-    std::fprintf(out, "  per step: %s, %.4g kWh; %s per million tokens\n", usd_text(c.usd_per_step).c_str(),
+    std::fprintf(out, "  per %s: %s, %.4g kWh; %s per million tokens\n", step.c_str(), usd_text(c.usd_per_step).c_str(),
                  c.energy_kwh_per_step, usd_text(c.usd_per_million_tokens).c_str());
   }
   if (c.usd_per_run > 0) {

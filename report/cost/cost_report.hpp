@@ -27,6 +27,14 @@ cost::CostResult price_cluster(const scenario::Scenario& scenario, const cost::U
 // the steps of the run.
 cost::Usage training_usage(const scenario::Scenario& scenario, const train::TrainingResult& result);
 
+// What an inference service tells the cost model: its GPUs (the mean number up over the run when
+// an autoscaler changes them), how busy its replicas were, and the run as one step whose tokens
+// are the output tokens it generated, so that the per-run figure is the service's cost over the
+// simulated span and the per-million-token figure its cost per output token. It has no run: the
+// per-run figures stay 0.
+cost::Usage inference_usage(const scenario::Scenario& scenario, double gpu_hours, double busy_fraction,
+                            double duration_s, double output_tokens);
+
 // A cluster without a workload (fathom topology): every accelerator busy, no step.
 cost::Usage peak_usage(const scenario::Scenario& scenario);
 
@@ -36,7 +44,9 @@ std::string usd_text(double usd);
 std::string kw_text(double watts);
 
 // The terminal table: the bill, power, operating cost, TCO and the per-step and per-run figures.
-void write_cost_summary(std::FILE* out, const cost::CostResult& cost, const cost::CostSpec& spec);
+// `step`: what one step of the usage is, in words ("step"; an inference service's "the simulated span").
+void write_cost_summary(std::FILE* out, const cost::CostResult& cost, const cost::CostSpec& spec,
+                        const std::string& step = "step");
 
 // The JSON report's `cost` object (docs/report.md).
 void write_cost_json(sim::JsonWriter& j, const cost::CostResult& cost, const cost::CostSpec& spec);

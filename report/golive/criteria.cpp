@@ -443,16 +443,59 @@ std::vector<Criterion> storage_and_data(const GoLiveReport& g) {
   return {iops, load};
 }
 
-// A criterion fathom cannot evaluate yet, and the issue that adds its model.
-CriterionRule not_modelled(std::string_view id, std::string name, std::string target, std::string issue) {
-  return {id, [name = std::move(name), target = std::move(target), issue = std::move(issue)](const GoLiveReport&) {
-            Criterion c;
-            c.name = name;
-            c.target = target;
-            c.verdict = Verdict::kNotModelled;
-            c.remedy = issue;
-            return std::vector<Criterion>{c};
-          }};
+// The inference service the cluster will also run (`report.service`): its P99 time to first token
+// and per output token against its SLO, and its throughput per GPU.
+std::vector<Criterion> inference_service(const GoLiveReport& g) {
+  const std::string ttft = "P99 inference latency (time to first token)";
+  const std::string tpot = "P99 inference latency (time per output token)";
+  const std::string per_gpu = "Inference throughput per GPU";
+  if (!g.service) {
+    std::vector<Criterion> rows;
+    for (const std::string& name : {ttft, tpot, per_gpu}) {
+      Criterion c;
+      c.name = name;
+      c.target = name == per_gpu ? "reported" : "the service's SLO";
+      c.verdict = Verdict::kNotEvaluated;
+      c.remedy = "name the service's scenario (workload kind: inference) under report.service (docs/inference.md)";
+      rows.push_back(std::move(c));
+    }
+    return rows;
+  }
+  const InferenceReport& r = *g.service;
+  const infer::ServiceMetrics& m = r.metrics;
+  const infer::Slo& slo = r.scenario.inference.slo;
+  const std::string service = r.scenario.file;
+  const auto latency = [&](const std::string& name, double p99, double limit, const char* key) {
+    Criterion c;
+    c.name = name;
+    c.predicted = duration_text(p99);
+    if (limit > 0) {
+      c.target = "<= " + duration_text(limit) + " (" + service + ": workload.slo." + key + ")";
+      c.verdict = verdict(p99 <= limit);
+      c.margin = margin("<=", p99, limit);
+    } else {
+      c.target = "none (" + service + " sets no slo." + key + ")";
+      c.verdict = Verdict::kReported;
+    }
+    c.note = "Over " + std::to_string(m.finished) + " requests at " + number("%.4g", m.requests_per_s) +
+             " a second; the service's model and assumptions: docs/inference.md.";
+    if (c.verdict == Verdict::kFail) {
+      c.remedy =
+          "more replicas, a higher tp, or a smaller chunked-prefill budget (fathom plan searches them: "
+          "docs/plan.md, Planning a service)";
+    }
+    return c;
+  };
+  Criterion throughput;
+  throughput.name = per_gpu;
+  const double gpus = r.run.end.to_seconds() > 0 ? r.gpu_hours * 3600 / r.run.end.to_seconds() : 0;
+  throughput.predicted = number("%.0f", gpus > 0 ? m.throughput_tokens_per_s / gpus : 0) + " output tokens/s, " +
+                         number("%.3g", gpus > 0 ? m.requests_per_s / gpus : 0) + " requests/s";
+  throughput.target = "reported";
+  throughput.verdict = Verdict::kReported;
+  throughput.note = "The service's output tokens and finished requests a second over its " + number("%.4g", gpus) +
+                    " GPUs (" + r.scenario.inference.model.name + ").";
+  return {latency(ttft, m.ttft_s.p99, slo.ttft_s, "ttft"), latency(tpot, m.tpot_s.p99, slo.tpot_s, "tpot"), throughput};
 }
 
 }  // namespace
@@ -467,8 +510,7 @@ const std::vector<CriterionRule>& golive_criteria() {
       {"cost", cost_and_power},
       {"expect", other_expectations},
       {"pilot", pilot_path},
-      not_modelled("inference_latency", "P99 inference latency", "the service's SLO",
-                   "issue 18 adds the inference service model"),
+      {"inference", inference_service},
       {"failure_recovery", failure_recovery},
       {"effective_training_time", effective_training},
       {"storage", storage_and_data},

@@ -108,7 +108,15 @@ GoLiveReport evaluate_golive(const scenario::Scenario& s, std::vector<std::strin
       throw scenario::ScenarioError(s.locations.at("report.pilot"), "report.pilot",
                                     "a pilot scenario with a training workload", "\"" + s.report.pilot + "\"");
     }
-    report.pilot = run_golive(pilot, std::move(command_catalogs));
+    report.pilot = run_golive(pilot, command_catalogs);
+  }
+  if (!s.report.service.empty()) {
+    scenario::Scenario service = scenario::load_scenario(s.report.service);
+    if (service.workload != scenario::WorkloadKind::kInference) {
+      throw scenario::ScenarioError(s.locations.at("report.service"), "report.service",
+                                    "a service scenario with an inference workload", "\"" + s.report.service + "\"");
+    }
+    report.service = evaluate_inference(std::move(service));
   }
   for (const CriterionRule& rule : golive_criteria()) {
     for (Criterion& c : rule.evaluate(report)) report.criteria.push_back(std::move(c));

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/inference/inference_report.hpp"
 #include "report/training/training_report.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -76,7 +77,8 @@ struct GoLiveRun {
 
 struct GoLiveReport {
   GoLiveRun cluster;
-  std::optional<GoLiveRun> pilot;  // with `report.pilot`
+  std::optional<GoLiveRun> pilot;          // with `report.pilot`
+  std::optional<InferenceReport> service;  // with `report.service`
   std::vector<Criterion> criteria;
   const scenario::Scenario& scenario() const { return cluster.training.scenario; }
   bool all_pass() const;  // no criterion failed

@@ -9,6 +9,7 @@
 
 #include "models/collectives/collective_timer.hpp"
 #include "models/reliability/run_setup.hpp"
+#include "report/cost/cost_report.hpp"
 #include "sim/errors.hpp"
 
 namespace fathom::report {
@@ -81,12 +82,25 @@ std::vector<sim::SimTime> model_load_times(const scenario::Scenario& s) {
   return load;
 }
 
+double InferenceReport::usd_per_hour() const {
+  const double duration_s = run.end.to_seconds();
+  return cost && duration_s > 0 ? cost->usd_per_gpu_hour * gpu_hours * 3600 / duration_s : 0;
+}
+
 double inference_figure(const std::string& key, const InferenceReport& r) {
   const infer::ServiceMetrics& m = r.metrics;
   if (key == "p99_ttft") return m.ttft_s.p99;
   if (key == "p99_tpot") return m.tpot_s.p99;
   if (key == "p99_e2e") return m.e2e_s.p99;
   if (key == "throughput") return m.throughput_tokens_per_s;
+  if (scenario::is_cost_expectation(key)) {
+    if (!r.cost) throw std::logic_error("inference_figure: " + key + " without a cost result");
+    if (key == "capex") return r.cost->capex_usd;
+    if (key == "tco") return r.cost->tco_usd;
+    if (key == "run_cost") return r.cost->usd_per_step;  // the service over the simulated span
+    if (key == "it_power") return r.cost->power_w_it;
+    return r.cost->power_w_facility;  // facility_power
+  }
   throw std::invalid_argument("inference_figure: no figure \"" + key + "\"");
 }
 
@@ -158,6 +172,15 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
   }
   report.run = infer::run_service(w.requests, spec, model, s.seed, run, prefill_model ? &*prefill_model : nullptr);
   report.metrics = infer::summarize(w.requests, report.run, w.slo);
+  // The prefill pool does not scale: its replicas are up for the whole run.
+  report.gpu_hours = (report.run.replica_seconds * w.serving.tp +
+                      static_cast<double>(w.prefill_replicas) * w.prefill.tp * report.run.end.to_seconds()) /
+                     3600;
+  if (s.cost) {
+    report.cost =
+        price_cluster(s, inference_usage(s, report.gpu_hours, report.metrics.busy_fraction, report.run.end.to_seconds(),
+                                         static_cast<double>(report.metrics.output_tokens)));
+  }
   for (const auto& e : s.expectations) {
     const double actual = inference_figure(e.key, report);
     const bool pass = holds(e.op, actual, e.value);

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "models/cost/cost_model.hpp"
 #include "models/workloads/inference/iteration_model.hpp"
 #include "models/workloads/inference/service.hpp"
 #include "models/workloads/inference/service_metrics.hpp"
@@ -27,6 +29,13 @@ struct InferenceReport {
   // With an autoscaler reading the model from a storage tier: the load when k replicas start
   // together (index k - 1).
   std::vector<sim::SimTime> model_load;
+  // GPU-hours the service held over the run: the decode (or only) pool's replicas while up, the
+  // prefill pool's for the whole run.
+  double gpu_hours = 0;
+  // With `cost:`: the cluster priced for this service (report::inference_usage).
+  std::optional<cost::CostResult> cost;
+  // The service's GPUs at the cluster's cost per GPU-hour, per hour of the run (0 without cost:).
+  double usd_per_hour() const;
   std::vector<ExpectationOutcome> expectations;
   bool all_pass = true;
 };
@@ -57,7 +66,8 @@ std::vector<sim::SimTime> model_load_times(const scenario::Scenario& scenario);
 InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceOptions& options = {});
 
 // The figure an expectation names, in SI units: p99_ttft, p99_tpot, p99_e2e (seconds), throughput
-// (output tokens per second).
+// (output tokens per second); with cost:, capex, tco, run_cost (the service over the simulated span),
+// it_power and facility_power.
 double inference_figure(const std::string& key, const InferenceReport& report);
 
 void write_inference_summary(std::FILE* out, const InferenceReport& report);

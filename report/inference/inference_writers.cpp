@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/workloads/training/transformer.hpp"
+#include "report/cost/cost_report.hpp"
 #include "report/inference/inference_report.hpp"
 #include "report/number_text.hpp"
 #include "report/terminal.hpp"
@@ -162,6 +163,15 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
     if (t.swap > 0)
       std::fprintf(out, "               swapping blocks to and from host memory %.1f%%\n", 100 * t.swap / t.total());
   }
+  if (report.cost) {
+    char span[64];
+    std::snprintf(span, sizeof span, "simulated %.4g s", report.run.end.to_seconds());
+    write_cost_summary(out, *report.cost, *s.cost, span);
+    std::fprintf(out, "  the service: %s an hour (%.4g GPUs on average at %s per GPU-hour)\n",
+                 usd_text(report.usd_per_hour()).c_str(),
+                 report.run.end.to_seconds() > 0 ? report.gpu_hours * 3600 / report.run.end.to_seconds() : 0.0,
+                 usd_text(report.cost->usd_per_gpu_hour).c_str());
+  }
   write_expectations(out, report.expectations);
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
 }
@@ -298,9 +308,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.end_array();
   j.member("replica_seconds", report.run.replica_seconds);
   // The prefill pool does not scale: its replicas are up for the whole run.
-  j.member("gpu_hours", (report.run.replica_seconds * w.serving.tp +
-                         static_cast<double>(w.prefill_replicas) * w.prefill.tp * report.run.end.to_seconds()) /
-                            3600);
+  j.member("gpu_hours", report.gpu_hours);
   j.end_object();
   j.key("replicas");
   j.begin_array();
@@ -329,6 +337,11 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
     j.end_object();
   }
   j.end_array();
+  if (report.cost) {
+    j.key("cost");
+    write_cost_json(j, *report.cost, *s.cost);
+    j.member("service_usd_per_hour", report.usd_per_hour());
+  }
   write_expectations_json(j, report.expectations);
   j.key("simulation");
   j.begin_object();

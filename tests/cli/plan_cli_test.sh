@@ -41,7 +41,7 @@ kill -KILL "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 lines=$(wc -l <"$tmp/journal")
 echo "note: the killed run journalled $((lines - 1)) of 4096 candidates"
-check "the killed run left a journal with its header" grep -q "^fathom-plan-journal 1 " "$tmp/journal"
+check "the killed run left a journal with its header" grep -q "^fathom-plan-journal 2 " "$tmp/journal"
 "$fathom" plan "$plan" "${narrow[@]}" --journal "$tmp/journal" --resume --csv "$tmp/resumed.csv" \
   >"$tmp/resumed.txt" 2>/dev/null
 rc=$?

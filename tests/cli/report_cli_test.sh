@@ -15,7 +15,11 @@ trap 'rm -rf "$tmp"' EXIT
 out=$("$fathom" report "$pilot" 2>/dev/null); rc=$?
 check "the pilot's report exits 0 or 1" test "$rc" -le 1
 check "standard output has the criteria table" grep -q '^| criterion | predicted | target | verdict |' <<<"$out"
-check "it lists what is not modelled yet" grep -q 'P99 inference latency.*not modelled yet.*issue 18' <<<"$out"
+check "without a service, the inference rows say how to get one" \
+  grep -q 'P99 inference latency (time per output token).*not evaluated.*report.service' <<<"$out"
+svc=$("$fathom" report "$pilot" --set report.service=llama3-8b-serving.yaml 2>/dev/null)
+check "report.service fills the inference rows" \
+  grep -qE '^\| P99 inference latency \(time per output token\) \| [0-9.]+ ms \| <= 50.000 ms .*\| pass \|' <<<"$svc"
 "$fathom" report "$pilot" -o "$tmp/a.html" 2>/dev/null; html_rc=$?
 check "the HTML report exits as the text one" test "$html_rc" -eq "$rc"
 check "-o .html writes HTML" grep -q '^<!DOCTYPE html>' "$tmp/a.html"

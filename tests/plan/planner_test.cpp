@@ -13,6 +13,7 @@
 
 #include "plan/plan_report.hpp"
 #include "report/training/training_report.hpp"
+#include "tests/support/temp_scenario.hpp"
 
 namespace {
 
@@ -23,11 +24,7 @@ using fathom::plan::run_plan;
 using fathom::plan::Status;
 
 std::string write_scenario(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "fathom-plan-tests";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
+  return fathom::test::write_temp_scenario("fathom-plan-tests", name, text);
 }
 
 // Llama 3 8B on 4 DGX H100 (32 GPUs), priced, with `plan` appended.

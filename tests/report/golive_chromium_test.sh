@@ -45,7 +45,7 @@ for name in pilot-16-nodes production-2048-nodes; do
   written=$(grep -o '<tr class="criterion' "$html" | wc -l)
   [ "$rows" -eq "$written" ] && [ "$rows" -ge 11 ] || fail "$name: $rows criterion rows rendered of $written"
   for text in "Training throughput against peak (MFU)" "Inter-node bandwidth utilisation" \
-    "72-hour run without OOM" "Pilot then production" "not modelled yet"; do
+    "72-hour run without OOM" "Pilot then production" "P99 inference latency (time per output token)"; do
     grep -qF "$text" "$dom" || fail "$name: no \"$text\" in the rendered page"
   done
   chrome --screenshot="$work/$name.png" --window-size=1000,2200 "file://$html" >/dev/null
