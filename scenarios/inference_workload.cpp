@@ -191,6 +191,7 @@ void read_disaggregation(InferenceWorkload& w, MapReader& d, const std::function
   }
   w.prefill_replicas = d.positive_int("prefill_replicas");
   w.prefill = w.serving;
+  w.prefill.pp = 1;  // a prefill replica is one stage
   w.prefill.tp = d.positive_int("prefill_tp", w.serving.tp);
   w.prefill.replicas = w.prefill_replicas;
   const int tp = w.prefill.tp;
@@ -208,8 +209,9 @@ void read_disaggregation(InferenceWorkload& w, MapReader& d, const std::function
 bool place_replicas(InferenceWorkload& w, int gpus_per_node, int nodes) {
   const int decode = w.autoscaler.enabled ? w.autoscaler.max_replicas : w.serving.replicas;
   w.node_of.clear();
-  for (int r = 0; r < decode; ++r) w.node_of.push_back(static_cast<std::int32_t>(r * w.serving.tp / gpus_per_node));
-  const int first = decode == 0 ? 0 : (decode * w.serving.tp + gpus_per_node - 1) / gpus_per_node;
+  const int gpus = w.serving.tp * w.serving.pp;  // a replica's: its first node
+  for (int r = 0; r < decode; ++r) w.node_of.push_back(static_cast<std::int32_t>(r * gpus / gpus_per_node));
+  const int first = decode == 0 ? 0 : (decode * gpus + gpus_per_node - 1) / gpus_per_node;
   for (int r = 0; r < w.prefill_replicas; ++r) {
     w.node_of.push_back(static_cast<std::int32_t>(first + r * w.prefill.tp / gpus_per_node));
   }
@@ -236,7 +238,9 @@ void check_fit(const InferenceWorkload& w, MapReader& serving, const hw::Acceler
       longest = i;
     }
   }
-  const std::int64_t capacity = b.blocks * w.serving.block_tokens;
+  // What one virtual engine holds: the replica's cache over its pp pipeline stages' engines.
+  const std::int64_t engine_blocks = b.blocks / w.serving.pp;
+  const std::int64_t capacity = engine_blocks * w.serving.block_tokens;
   const auto at_request = [&](const std::string& expected, const std::string& found, const std::string& hint) {
     if (w.source == RequestSource::kAzureLlm) {
       throw ScenarioError(Location{w.trace_file, w.request_lines[longest], 1}, "ContextTokens", expected, found, hint);
@@ -245,13 +249,23 @@ void check_fit(const InferenceWorkload& w, MapReader& serving, const hw::Acceler
     throw ScenarioError(it != locations.end() ? it->second : serving.location(), "workload.requests.prompt_tokens",
                         expected, found, hint);
   };
-  if (infer::blocks_for(longest_tokens, w.serving.block_tokens) > b.blocks) {
-    at_request("requests whose prompt and output fit one replica's KV cache (" + std::to_string(capacity) + " tokens)",
+  if (infer::blocks_for(longest_tokens, w.serving.block_tokens) > engine_blocks) {
+    at_request("requests whose prompt and output fit one replica's KV cache (" + std::to_string(capacity) + " tokens" +
+                   (w.serving.pp > 1 ? " a virtual engine" : "") + ")",
                "a request of " + std::to_string(w.requests[longest].prompt) + " + " +
                    std::to_string(w.requests[longest].output) + " tokens",
                "raise tp or memory_utilization, use kv_cache: fp8, or leave the longest requests out");
   }
-  if (!w.serving.chunked_prefill && longest_tokens + 1 > w.serving.max_batched_tokens) {
+  if (!w.serving.chunked_prefill && w.serving.kv_reservation == infer::KvReservation::kFull) {
+    // Never preempted: a request's prompt is the most one pass processes of it.
+    std::int64_t prompt = 0;
+    for (const infer::Request& q : w.requests) prompt = std::max<std::int64_t>(prompt, q.prompt);
+    if (prompt > w.serving.max_batched_tokens) {
+      serving.fail("max_batched_tokens",
+                   "without chunked prefill, at least the longest prompt's " + std::to_string(prompt) + " tokens",
+                   "raise max_batched_tokens or set chunked_prefill: true");
+    }
+  } else if (!w.serving.chunked_prefill && longest_tokens + 1 > w.serving.max_batched_tokens) {
     serving.fail("max_batched_tokens",
                  "without chunked prefill, at least the longest request's " + std::to_string(longest_tokens + 1) +
                      " tokens (a preempted request is processed again whole)",
@@ -281,11 +295,22 @@ void read_inference_workload(InferenceWorkload& w, MapReader& workload, const st
     serving.fail("tp", "a divisor of the model's heads (" + std::to_string(w.model.heads) + ") and ffn_hidden (" +
                            std::to_string(w.model.ffn_hidden) + ")");
   }
-  const std::int64_t per_node = gpus_per_node / tp;
-  if (w.serving.replicas > per_node * nodes) {
-    serving.fail("replicas", "at most the cluster's " + std::to_string(per_node * nodes) + " replicas of " +
-                                 std::to_string(tp) + " GPUs (" + std::to_string(per_node) + " a node on " +
-                                 std::to_string(nodes) + " nodes)");
+  // A replica's tp x pp GPUs: a share of one node, or whole consecutive nodes.
+  const int gpus = tp * w.serving.pp;
+  if (w.serving.pp > w.model.layers) {
+    serving.fail("pp", "at most the model's " + std::to_string(w.model.layers) + " layers");
+  }
+  if (gpus <= gpus_per_node ? gpus_per_node % gpus != 0 : gpus % gpus_per_node != 0) {
+    serving.fail("pp", "a pipeline whose tp x pp GPUs divide a node's " + std::to_string(gpus_per_node) +
+                           " or fill whole nodes (tp " + std::to_string(tp) + " x pp " + std::to_string(w.serving.pp) +
+                           " = " + std::to_string(gpus) + ")");
+  }
+  const std::int64_t capacity =
+      gpus <= gpus_per_node ? static_cast<std::int64_t>(gpus_per_node / gpus) * nodes : nodes / (gpus / gpus_per_node);
+  if (w.serving.replicas > capacity) {
+    serving.fail("replicas", "at most the cluster's " + std::to_string(capacity) + " replicas of " +
+                                 std::to_string(gpus) + " GPUs (" + std::to_string(nodes) + " nodes of " +
+                                 std::to_string(gpus_per_node) + " GPUs)");
   }
   if (w.serving.weights == hw::Precision::kFp8 && !(accelerator.peak(hw::Precision::kFp8) > 0)) {
     serving.fail("weights", "bf16: the accelerator " + accelerator.name + " has no FP8 peak");
@@ -303,7 +328,7 @@ void read_inference_workload(InferenceWorkload& w, MapReader& workload, const st
   if (workload.has("autoscaler")) {
     MapReader a = workload.child("autoscaler");
     note_map(a);
-    read_autoscaler(w, a, note, tiers, per_node * nodes);
+    read_autoscaler(w, a, note, tiers, capacity);
     a.finish();
   }
 

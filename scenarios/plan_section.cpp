@@ -33,6 +33,7 @@ const std::vector<std::pair<std::string, std::string>>& plan_axis_names(bool inf
       {"fabric", "cluster.fabric.kind"},
       {"accelerator", "hardware.accelerator"},
       {"tp", "workload.serving.tp"},
+      {"pp", "workload.serving.pp"},
       {"replicas", "workload.serving.replicas"},
       {"weights", "workload.serving.weights"},
       {"kv_cache", "workload.serving.kv_cache"},

@@ -59,7 +59,32 @@ infer::IterationModel replica_model(const scenario::Scenario& s, const infer::Se
     }
     all_reduce = [table](double bytes) { return (*table)(bytes); };
   }
-  return infer::IterationModel(serving, w.model, s.accelerator, std::move(all_reduce));
+  infer::StageSendsTime stage_sends;
+  if (serving.pp > 1) {
+    // Each of a stage's tp GPUs sends the activations to its peer of the next stage: over NVLink
+    // within a node, over its share of the node's NICs between nodes (a boundary at a multiple of
+    // the node's GPUs), each after one software latency.
+    const GpuLinks links = gpu_links(s);
+    const int gpn = s.cluster.node.gpus;
+    int cross = 0;
+    for (int k = 1; k < serving.pp; ++k) cross += (k * serving.tp) % gpn == 0 ? 1 : 0;
+    const int same = serving.pp - 1 - cross;
+    stage_sends = [links, same, cross](double bytes) {
+      return same * (links.latency_s + bytes / links.same_node_bytes_per_s) +
+             cross * (links.latency_s + bytes / links.cross_node_bytes_per_s);
+    };
+  }
+  return infer::IterationModel(serving, w.model, s.accelerator, std::move(all_reduce), std::move(stage_sends));
+}
+
+GpuLinks gpu_links(const scenario::Scenario& s) {
+  const topo::NodeSpec& node = s.cluster.node;
+  GpuLinks l;
+  l.same_node_bytes_per_s = node.nvlink_bytes_per_s * s.collectives.efficiency.ring;
+  const double nics_per_gpu = node.gpus > 0 ? static_cast<double>(node.nics) / node.gpus : 0;
+  l.cross_node_bytes_per_s = nics_per_gpu * node.nic_bytes_per_s * s.collectives.efficiency.nic;
+  l.latency_s = s.collectives.alpha_ns * 1e-9;
+  return l;
 }
 
 infer::IterationModel replica_model(const scenario::Scenario& s) { return replica_model(s, s.inference.serving); }
@@ -162,10 +187,9 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
                            infer::element_bytes(w.serving.kv);
     // A prefill replica sends over its own GPUs' links: NVLink to a decode replica on its node, its
     // GPUs' share of the node's NICs to one on another node, each at its collectives' efficiency.
-    const topo::NodeSpec& node = s.cluster.node;
-    d.same_node_bytes_per_s = w.prefill.tp * node.nvlink_bytes_per_s * s.collectives.efficiency.ring;
-    const double nics_per_gpu = node.gpus > 0 ? static_cast<double>(node.nics) / node.gpus : 0;
-    d.cross_node_bytes_per_s = w.prefill.tp * nics_per_gpu * node.nic_bytes_per_s * s.collectives.efficiency.nic;
+    const GpuLinks links = gpu_links(s);
+    d.same_node_bytes_per_s = w.prefill.tp * links.same_node_bytes_per_s;
+    d.cross_node_bytes_per_s = w.prefill.tp * links.cross_node_bytes_per_s;
     d.transfer_latency = sim::SimTime::from_ns(s.collectives.alpha_ns);
     d.node_of = w.node_of;
     prefill_model.emplace(replica_model(s, w.prefill));

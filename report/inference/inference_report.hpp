@@ -51,10 +51,21 @@ struct InferenceOptions {
 
 // One replica's iteration model on the scenario's accelerator; its tensor-parallel all-reduces are
 // timed by the collective model on one node of the cluster, at the batch sizes of a grid (powers
-// of two up to max_batched_tokens) and interpolated between them.
+// of two up to max_batched_tokens) and interpolated between them; with pp > 1, its stages' sends
+// over gpu_links().
 infer::IterationModel replica_model(const scenario::Scenario& scenario);
 // The same for another engine on the scenario's model and accelerator (the prefill pool's).
 infer::IterationModel replica_model(const scenario::Scenario& scenario, const infer::ServingSpec& serving);
+
+// One GPU's links to another GPU, as a replica's transfers use them: NVLink within a node (at the
+// collectives' ring efficiency), its share of the node's NICs between nodes (at the NIC
+// efficiency), each transfer after the collectives' software latency (alpha).
+struct GpuLinks {
+  double same_node_bytes_per_s = 0;
+  double cross_node_bytes_per_s = 0;
+  double latency_s = 0;
+};
+GpuLinks gpu_links(const scenario::Scenario& scenario);
 
 // With an autoscaler whose model_load names a storage tier: the time k replicas (index k - 1, up
 // to max_replicas) take to read the model's weights (every replica's shards) from it together,

@@ -74,9 +74,10 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
   print_user_catalog_entries(out, s);
   std::fprintf(out, "cluster  %d node%s x %d %s\n", s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s",
                s.cluster.node.gpus, s.accelerator.name.c_str());
-  std::fprintf(out, "service  %s (%.3g B parameters): %d replica%s of tp %d, %s weights, %s KV cache, %s\n",
+  const std::string pipeline = w.serving.pp > 1 ? " x pp " + std::to_string(w.serving.pp) + " (virtual engines)" : "";
+  std::fprintf(out, "service  %s (%.3g B parameters): %d replica%s of tp %d%s, %s weights, %s KV cache, %s\n",
                w.model.name.c_str(), train::parameter_count(w.model) / 1e9, w.serving.replicas,
-               w.serving.replicas == 1 ? "" : "s", w.serving.tp, precision_name(w.serving.weights),
+               w.serving.replicas == 1 ? "" : "s", w.serving.tp, pipeline.c_str(), precision_name(w.serving.weights),
                precision_name(w.serving.kv), routing_name(w.serving.routing));
   if (w.prefill_replicas > 0) {
     std::fprintf(
@@ -150,6 +151,7 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
     t.attention += r.time.attention;
     t.elementwise += r.time.elementwise;
     t.communication += r.time.communication;
+    t.pipeline += r.time.pipeline;
     t.output += r.time.output;
     t.overhead += r.time.overhead;
     t.swap += r.time.swap;
@@ -160,6 +162,8 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
                  "output layer %.1f%%, engine %.1f%%\n",
                  100 * t.gemm / t.total(), 100 * t.attention / t.total(), 100 * t.elementwise / t.total(),
                  100 * t.communication / t.total(), 100 * t.output / t.total(), 100 * t.overhead / t.total());
+    if (t.pipeline > 0)
+      std::fprintf(out, "               sends between pipeline stages %.1f%%\n", 100 * t.pipeline / t.total());
     if (t.swap > 0)
       std::fprintf(out, "               swapping blocks to and from host memory %.1f%%\n", 100 * t.swap / t.total());
   }
@@ -202,11 +206,18 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.key("serving");
   j.begin_object();
   j.member("tp", w.serving.tp);
+  j.member("pp", w.serving.pp);
   j.member("weights", std::string(precision_name(w.serving.weights)));
   j.member("kv_cache", std::string(precision_name(w.serving.kv)));
   j.member("max_seqs", w.serving.max_seqs);
   j.member("max_batched_tokens", w.serving.max_batched_tokens);
   j.member("chunked_prefill", w.serving.chunked_prefill);
+  j.member("prefill_batching",
+           std::string(w.serving.prefill_batching == infer::PrefillBatching::kMixed ? "mixed" : "separate"));
+  j.member("kv_reservation",
+           std::string(w.serving.kv_reservation == infer::KvReservation::kFull ? "full" : "on-demand"));
+  j.member("batch_size_tuning", w.serving.batch_size_tuning);
+  j.member("kv_free_fraction", w.serving.kv_free_fraction);
   j.member("block_tokens", w.serving.block_tokens);
   j.member("memory_utilization", w.serving.memory_utilization);
   j.member("iteration_overhead_s", w.serving.iteration_overhead_s);
@@ -330,6 +341,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
     j.member("attention", x.time.attention);
     j.member("elementwise", x.time.elementwise);
     j.member("all_reduce", x.time.communication);
+    j.member("pipeline", x.time.pipeline);
     j.member("output_layer", x.time.output);
     j.member("engine", x.time.overhead);
     j.member("swap", x.time.swap);

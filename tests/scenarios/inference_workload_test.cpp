@@ -125,6 +125,14 @@ TEST_CASE("inference workload: each mistake is located at its key") {
        "fit one replica's KV cache"},
       {"chunked_prefill: false, max_batched_tokens: 512", kPoisson, "", m8, "workload.serving.max_batched_tokens",
        "without chunked prefill"},
+      {"chunked_prefill: false, kv_reservation: full, max_batched_tokens: 400", kPoisson, "", m8,
+       "workload.serving.max_batched_tokens", "the longest prompt's 467 tokens"},
+      {"kv_reservation: all", kPoisson, "", m8, "workload.serving.kv_reservation", "on-demand"},
+      {"tp: 2, pp: 3", kPoisson, "", m8, "workload.serving.pp", "divide a node's 8"},
+      {"pp: 33", kPoisson, "", m8, "workload.serving.pp", "at most the model's 32 layers"},
+      {"tp: 8, pp: 2", kPoisson, "", m8, "workload.serving.replicas", "at most the cluster's 0 replicas of 16 GPUs"},
+      {"prefill_batching: interleaved", kPoisson, "", m8, "workload.serving.prefill_batching", "separate"},
+      {"kv_free_fraction: 1.5", kPoisson, "", m8, "workload.serving.kv_free_fraction", ""},
       {"routing: random", kPoisson, "", m8, "workload.serving.routing", "round-robin"},
       {"", "rate: 0, count: 10, prompt_tokens: 10, output_tokens: 10", "", m8, "workload.requests.rate", "positive"},
       {"", "rate: 1e-30, count: 10, prompt_tokens: 10, output_tokens: 10", "", m8, "workload.requests.rate", "clock"},
@@ -162,6 +170,24 @@ TEST_CASE("inference workload: each mistake is located at its key") {
     CHECK(e.line() > 0);
     CHECK(std::string(e.what()).find(c.expected_part) != std::string::npos);
   }
+  // Never preempted, a request's prompt is all one pass takes of it: a budget of the longest prompt
+  // loads with full reservation, where on demand it must hold prompt and output (a preempted
+  // request is processed again whole).
+  const std::string whole = "chunked_prefill: false, max_batched_tokens: 467";
+  CHECK(load(scenario_text(whole + ", kv_reservation: full", kPoisson)).inference.serving.max_batched_tokens == 467);
+  CHECK(load_error(scenario_text(whole, kPoisson)).key_path() == "workload.serving.max_batched_tokens");
+  // A pipeline across whole nodes: two replicas of tp 8 x pp 2 on four nodes, each from its first.
+  const auto pipelined = load(scenario_text("tp: 8, pp: 2, replicas: 2", kPoisson, "", "llama3.1-70b", 4)).inference;
+  CHECK(pipelined.node_of == std::vector<std::int32_t>{0, 2});
+  // Its GPUs hold half the layers: half the weights' layer shards, twice the tokens of cache.
+  const auto flat = load(scenario_text("tp: 8", kPoisson, "", "llama3.1-70b")).inference.budget;
+  CHECK(pipelined.budget.bytes_per_token == doctest::Approx(flat.bytes_per_token / 2));
+  CHECK(pipelined.budget.weight_bytes < 0.6 * flat.weight_bytes);
+  // TensorRT-LLM's sizing: the cache is the share of what the weights and activations leave.
+  const auto trt = load(scenario_text("kv_free_fraction: 0.5", kPoisson)).inference.budget;
+  const auto full = load(scenario_text("kv_free_fraction: 1", kPoisson)).inference.budget;
+  CHECK(trt.kv_bytes == doctest::Approx(0.5 * full.kv_bytes));
+  CHECK(full.kv_bytes == doctest::Approx(full.usable_bytes - full.weight_bytes - full.activation_bytes));
   // Training criteria belong to training: an inference one in a training scenario is refused too.
   const auto e = load_error(
       "cluster: {nodes: 1, node: dgx-h100, fabric: {kind: fat-tree, tiers: 2, hosts_per_leaf: 8, leaves: 1, spines: 1, "

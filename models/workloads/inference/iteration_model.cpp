@@ -21,9 +21,19 @@ double activation_bytes(const train::TransformerSpec& model, std::int64_t tokens
 }
 
 IterationModel::IterationModel(const ServingSpec& spec, const train::TransformerSpec& model,
-                               const hw::AcceleratorSpec& accelerator, AllReduceTime all_reduce)
-    : spec_(spec), model_(model), accelerator_(accelerator), all_reduce_(std::move(all_reduce)) {
+                               const hw::AcceleratorSpec& accelerator, AllReduceTime all_reduce,
+                               StageSendsTime stage_sends)
+    : spec_(spec),
+      model_(model),
+      accelerator_(accelerator),
+      all_reduce_(std::move(all_reduce)),
+      stage_sends_(std::move(stage_sends)) {
   train::check(model_);
+  if (spec_.pp < 1 || spec_.pp > model_.layers) {
+    throw std::invalid_argument("pp: expected at most the model's " + std::to_string(model_.layers) +
+                                " layers, found " + std::to_string(spec_.pp));
+  }
+  if (spec_.pp > 1 && !stage_sends_) throw std::invalid_argument("pp: a pipeline needs its stages' send time");
   if (spec_.tp < 1 || model_.heads % spec_.tp != 0) {
     throw std::invalid_argument("tp: expected a divisor of the model's heads (" + std::to_string(model_.heads) +
                                 "), found " + std::to_string(spec_.tp));
@@ -134,6 +144,7 @@ IterationTime IterationModel::time(const IterationWork& w) const {
                             (kElementwiseKernels - 1) * per_kernel_overhead);
 
   if (spec_.tp > 1) t.communication = layers * 2.0 * all_reduce_(activation_bytes(model_, w.tokens));
+  if (spec_.pp > 1) t.pipeline = stage_sends_(activation_bytes(model_, w.tokens));
   t.output = output_layer(w.logits);
   return t;
 }

@@ -11,7 +11,9 @@
 //     embedding, the gated activation), each its traffic plus the kernel overhead;
 //   - with tp > 1, two all-reduces per layer of the batch's activations over NVLink, timed by the
 //     collective model (a function of the bytes, given);
-//   - the output layer over the rows that sample a token, and one sampling kernel.
+//   - the output layer over the rows that sample a token, and one sampling kernel;
+//   - with pp > 1, the batch's activations sent from each stage to the next (a function of the
+//     bytes, given): an iteration of a virtual engine passes every stage in turn.
 // docs/inference.md gives each count; the tests check them against hand sums.
 #pragma once
 
@@ -42,21 +44,26 @@ struct IterationTime {
   double attention = 0;
   double elementwise = 0;    // norms, rotary embedding, activation (their overheads included)
   double communication = 0;  // tensor-parallel all-reduces
+  double pipeline = 0;       // activations sent between pipeline stages
   double output = 0;         // output layer and sampling
   double overhead = 0;       // the engine's fixed cost per iteration (ServingSpec::iteration_overhead_s)
   double swap = 0;           // copying swapped blocks between HBM and host memory
-  double total() const { return gemm + attention + elementwise + communication + output + overhead + swap; }
+  double total() const { return gemm + attention + elementwise + communication + pipeline + output + overhead + swap; }
 };
 
 // Seconds one all-reduce of `bytes` (per GPU, NCCL's convention) takes over the replica's GPUs.
 using AllReduceTime = std::function<double(double bytes)>;
+// Seconds the pp - 1 sends of `bytes` of activations from each pipeline stage to the next take, in
+// turn, over the links between the stages' GPUs.
+using StageSendsTime = std::function<double(double bytes)>;
 
 class IterationModel {
  public:
-  // `all_reduce` is called only when spec.tp > 1. Throws std::invalid_argument when tp does not
-  // divide the model's heads or ffn_hidden.
+  // `all_reduce` is called only when spec.tp > 1, `stage_sends` only when spec.pp > 1. Throws
+  // std::invalid_argument when tp does not divide the model's heads or ffn_hidden, or pp exceeds
+  // its layers.
   IterationModel(const ServingSpec& spec, const train::TransformerSpec& model, const hw::AcceleratorSpec& accelerator,
-                 AllReduceTime all_reduce);
+                 AllReduceTime all_reduce, StageSendsTime stage_sends = nullptr);
 
   IterationTime time(const IterationWork& work) const;
   double seconds(const IterationWork& work) const { return time(work).total(); }
@@ -74,6 +81,7 @@ class IterationModel {
   train::TransformerSpec model_;
   hw::AcceleratorSpec accelerator_;
   AllReduceTime all_reduce_;
+  StageSendsTime stage_sends_;
   double kv_bytes_per_token_layer_ = 0;
   double heads_per_gpu_ = 0;
   int head_dim_ = 0;

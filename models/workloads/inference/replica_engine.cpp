@@ -1,6 +1,7 @@
 #include "models/workloads/inference/replica_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -12,6 +13,27 @@ ReplicaEngine::ReplicaEngine(const ServingSpec& spec, std::int64_t kv_blocks, It
     throw std::invalid_argument("preemption: swap needs the blocks' size and a PCIe rate");
   }
   running_.reserve(static_cast<std::size_t>(spec.max_seqs));
+  seq_cap_ = static_cast<std::size_t>(spec.max_seqs);
+}
+
+void ReplicaEngine::note_length(const Sequence& s) {
+  if (!spec_.batch_size_tuning) return;
+  if (recent_lengths_.size() == kBatchTuningWindow) {
+    recent_sum_ -= recent_lengths_.front();
+    recent_lengths_.pop_front();
+  }
+  recent_lengths_.push_back(std::int64_t{s.prompt} + s.output);
+  recent_sum_ += recent_lengths_.back();
+}
+
+std::size_t ReplicaEngine::tuned_cap() const {
+  const auto most = static_cast<std::size_t>(spec_.max_seqs);
+  if (!spec_.batch_size_tuning || recent_lengths_.empty()) return most;
+  // The requests the whole cache holds at the mean length, in whole blocks each.
+  const double mean = static_cast<double>(recent_sum_) / static_cast<double>(recent_lengths_.size());
+  const auto per_request = static_cast<std::int64_t>(std::ceil(mean / spec_.block_tokens));
+  const std::int64_t capacity = total_blocks_ / std::max<std::int64_t>(1, per_request);
+  return std::min(most, static_cast<std::size_t>(batch_size_tuned(capacity)));
 }
 
 void ReplicaEngine::admit(std::uint32_t request, std::int32_t prompt, std::int32_t output) {
@@ -19,6 +41,7 @@ void ReplicaEngine::admit(std::uint32_t request, std::int32_t prompt, std::int32
   s.request = request;
   s.prompt = prompt;
   s.output = output;
+  note_length(s);
   waiting_.push_back(s);
 }
 
@@ -29,6 +52,7 @@ void ReplicaEngine::admit_preloaded(std::uint32_t request, std::int32_t prompt, 
   s.output = output;
   s.generated = 1;
   s.processed = prompt;
+  note_length(s);
   waiting_.push_back(s);
 }
 
@@ -39,6 +63,17 @@ bool ReplicaEngine::allocate(Sequence& s, std::int32_t tokens) {
     free_blocks_ -= need;
     s.blocks += need;
   }
+  return true;
+}
+
+bool ReplicaEngine::admit_blocks(Sequence& s, std::int32_t tokens) {
+  if (spec_.kv_reservation == KvReservation::kOnDemand) return allocate(s, tokens);
+  // The most it will hold: its prompt and every output token but the last, which is never fed back.
+  const std::int64_t need =
+      blocks_for(static_cast<std::int64_t>(s.prompt) + s.output - 1, spec_.block_tokens) - s.blocks;
+  if (need > free_blocks_) return false;
+  free_blocks_ -= need;
+  s.blocks += need;
   return true;
 }
 
@@ -69,7 +104,7 @@ void ReplicaEngine::preempt_last() {
 }
 
 void ReplicaEngine::resume_swapped(std::int64_t& budget) {
-  while (!swapped_.empty() && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
+  while (!swapped_.empty() && running_.size() < seq_cap_) {
     Sequence& s = swapped_.front();
     if (s.host_blocks > free_blocks_) break;
     free_blocks_ -= s.host_blocks;
@@ -118,31 +153,29 @@ void ReplicaEngine::schedule_chunked() {
   if (!preempted_.empty()) return;
   resume_swapped(budget);
   if (!swapped_.empty()) return;
-  while (!waiting_.empty() && budget > 0 && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
+  admit_waiting(budget, false);
+}
+
+bool ReplicaEngine::admit_waiting(std::int64_t& budget, bool whole) {
+  bool admitted = false;
+  while (!waiting_.empty() && budget > 0 && running_.size() < seq_cap_) {
     Sequence& s = waiting_.front();
-    const auto n = static_cast<std::int32_t>(std::min<std::int64_t>(s.known() - s.processed, budget));
-    if (!allocate(s, n)) break;
+    const std::int64_t left = s.known() - s.processed;
+    if (whole && left > budget) break;
+    const auto n = static_cast<std::int32_t>(std::min(left, budget));
+    if (!admit_blocks(s, n)) break;
     s.scheduled = n;
     budget -= n;
     running_.push_back(s);
     waiting_.pop_front();
+    admitted = true;
   }
+  return admitted;
 }
 
 void ReplicaEngine::schedule_whole_prompts() {
   std::int64_t budget = spec_.max_batched_tokens;
-  bool prefilled = false;
-  while (swapped_.empty() && !waiting_.empty() && running_.size() < static_cast<std::size_t>(spec_.max_seqs)) {
-    Sequence& s = waiting_.front();
-    const std::int32_t n = s.known() - s.processed;
-    if (n > budget || !allocate(s, n)) break;
-    s.scheduled = n;
-    budget -= n;
-    running_.push_back(s);
-    waiting_.pop_front();
-    prefilled = true;
-  }
-  if (prefilled) return;
+  if (swapped_.empty() && admit_waiting(budget, true)) return;
   for (std::size_t i = 0; i < running_.size(); ++i) {
     if (!make_room(i, 1)) break;
     running_[i].scheduled = 1;
@@ -151,14 +184,29 @@ void ReplicaEngine::schedule_whole_prompts() {
   if (preempted_.empty()) resume_swapped(budget);
 }
 
+void ReplicaEngine::schedule_mixed_whole_prompts() {
+  std::int64_t budget = spec_.max_batched_tokens;
+  for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
+    if (!make_room(i, 1)) break;
+    running_[i].scheduled = 1;
+    --budget;
+  }
+  if (!preempted_.empty()) return;
+  resume_swapped(budget);
+  if (swapped_.empty()) admit_waiting(budget, true);
+}
+
 double ReplicaEngine::begin_iteration() {
   preempted_.clear();
   swap_out_ = 0;
   swap_in_ = 0;
   work_ = {};
   for (Sequence& s : running_) s.scheduled = 0;
+  seq_cap_ = tuned_cap();
   if (spec_.chunked_prefill) {
     schedule_chunked();
+  } else if (spec_.prefill_batching == PrefillBatching::kMixed) {
+    schedule_mixed_whole_prompts();
   } else {
     schedule_whole_prompts();
   }

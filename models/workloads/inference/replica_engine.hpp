@@ -69,6 +69,8 @@ class ReplicaEngine {
   std::int64_t total_blocks() const { return total_blocks_; }
   std::size_t running() const { return running_.size(); }
   std::size_t waiting() const { return waiting_.size(); }
+  // Requests given and not finished: running, waiting or swapped out.
+  std::size_t unfinished() const { return running_.size() + waiting_.size() + swapped_.size(); }
   std::size_t swapped() const { return swapped_.size(); }
   // Blocks copied out to host memory and back in by the iteration begun last.
   std::int64_t swapped_out() const { return swap_out_; }
@@ -90,6 +92,9 @@ class ReplicaEngine {
   // Gives `s` blocks for `tokens` more tokens; false when the cache has too few free.
   bool allocate(Sequence& s, std::int32_t tokens);
   void release(Sequence& s);
+  // Gives a waiting sequence what it needs to start: blocks for its first `tokens` tokens or, with
+  // kv_reservation full, for its prompt and whole output at once. False when they are not free.
+  bool admit_blocks(Sequence& s, std::int32_t tokens);
   // Preempts the last running sequence.
   void preempt_last();
   // Allocates running_[i] the blocks for `tokens` more tokens, preempting from the back of
@@ -97,10 +102,17 @@ class ReplicaEngine {
   bool make_room(std::size_t i, std::int32_t tokens);
   void schedule_chunked();
   void schedule_whole_prompts();
+  void schedule_mixed_whole_prompts();
+  // Admits waiting sequences first come, first served, while the batch and `budget` allow: each
+  // scheduled for its remaining tokens (`whole`) or as many as the budget leaves. Lowers `budget`;
+  // true when any was admitted.
+  bool admit_waiting(std::int64_t& budget, bool whole);
   // Brings swapped sequences back while blocks and the batch allow, each scheduled for its tokens
   // within `budget`, which it lowers.
   void resume_swapped(std::int64_t& budget);
   void count(const Sequence& s);
+  void note_length(const Sequence& s);
+  std::size_t tuned_cap() const;
 
   ServingSpec spec_;
   IterationModel model_;
@@ -112,6 +124,11 @@ class ReplicaEngine {
   std::int64_t host_blocks_ = 0;  // blocks in host memory
   std::int64_t swap_out_ = 0, swap_in_ = 0;
   std::vector<Sequence> running_;  // in admission order
+  // The iteration's request cap: max_seqs, or lower with batch_size_tuning, which reads the
+  // lengths (prompt + output) of the last kBatchTuningWindow requests given.
+  std::size_t seq_cap_ = 0;
+  std::deque<std::int64_t> recent_lengths_;
+  std::int64_t recent_sum_ = 0;
   std::vector<std::uint32_t> preempted_;
   IterationWork work_;
   IterationTime time_;

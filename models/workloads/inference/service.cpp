@@ -276,39 +276,47 @@ class RouterLp final : public sim::LogicalProcess {
 class ReplicaLp final : public sim::LogicalProcess {
  public:
   // A replica of the decode (or only) pool, or with `prefill` one of the prefill pool, which runs
-  // each request to its first token only.
+  // each request to its first token only. A replica of pp pipeline stages runs pp virtual engines
+  // (vLLM V0's pipeline parallelism), each with its own batch and 1/pp of the cache; a request
+  // goes to the one with the fewest unfinished requests (ties: the lowest).
   ReplicaLp(std::int32_t index, std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
             std::vector<RequestOutcome>& outcomes, bool prefill)
-      : index_(index),
-        prefill_(prefill),
-        requests_(requests),
-        spec_(spec),
-        engine_(prefill ? spec.disaggregation.prefill : spec.serving,
-                prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks, model, spec.swap),
-        outcomes_(outcomes) {
-    stats_.kv_blocks = prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks;
+      : index_(index), prefill_(prefill), requests_(requests), spec_(spec), outcomes_(outcomes) {
+    const ServingSpec& serving = prefill ? spec.disaggregation.prefill : spec.serving;
+    const std::int64_t blocks = prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks;
+    const int engines = std::max(1, serving.pp);
+    engines_.reserve(static_cast<std::size_t>(engines));
+    for (int e = 0; e < engines; ++e) engines_.emplace_back(serving, blocks / engines, model, spec.swap);
+    busy_.assign(engines_.size(), false);
+    stats_.kv_blocks = blocks / engines * engines;
   }
 
   void on_event(const sim::Event& event, sim::Context& ctx) override {
     if (event.kind == kAdmit) {
       const auto a = event.payload.as<AdmitOf>();
       const Request& q = requests_[a.request];
+      std::size_t e = 0;
+      for (std::size_t k = 1; k < engines_.size(); ++k) {
+        if (engines_[k].unfinished() < engines_[e].unfinished()) e = k;
+      }
+      ReplicaEngine& engine = engines_[e];
       if (prefill_) {
-        engine_.admit(a.request, q.prompt, 1);
+        engine.admit(a.request, q.prompt, 1);
         outcomes_[a.request].prefill_replica = index_;
       } else if (a.preloaded != 0) {
-        engine_.admit_preloaded(a.request, q.prompt, q.output);
+        engine.admit_preloaded(a.request, q.prompt, q.output);
         outcomes_[a.request].kv_arrival = ctx.now();
         outcomes_[a.request].replica = index_;
       } else {
-        engine_.admit(a.request, q.prompt, q.output);
+        engine.admit(a.request, q.prompt, q.output);
         outcomes_[a.request].replica = index_;
       }
-      if (!busy_) begin(ctx);
+      if (!busy_[e]) begin(e, ctx);
       return;
     }
     // kIterationEnd
-    engine_.end_iteration(produced_);
+    const auto e = static_cast<std::size_t>(event.payload.as<std::uint32_t>());
+    engines_[e].end_iteration(produced_);
     for (std::uint32_t r : produced_.first_tokens) outcomes_[r].first_token = ctx.now();
     for (std::uint32_t r : produced_.finished) {
       const DoneOf done{static_cast<std::uint32_t>(index_), r};
@@ -320,68 +328,77 @@ class ReplicaLp final : public sim::LogicalProcess {
       outcomes_[r].end = ctx.now();
       ctx.send(0, spec_.dispatch_delay, kDone, sim::Payload::of(done));
     }
-    busy_ = false;
-    begin(ctx);
+    busy_[e] = false;
+    begin(e, ctx);
   }
 
   const ReplicaStats& stats() const { return stats_; }
   std::vector<IterationRecord>& records() { return records_; }
 
  private:
-  void begin(sim::Context& ctx) {
-    const double seconds = engine_.begin_iteration();
-    for (std::uint32_t r : engine_.preempted()) ++outcomes_[r].preemptions;
-    stats_.preemptions += static_cast<std::int64_t>(engine_.preempted().size());
-    stats_.swapped_blocks += engine_.swapped_out();
+  std::int64_t used_blocks() const {
+    std::int64_t used = 0;
+    for (const ReplicaEngine& engine : engines_) used += engine.used_blocks();
+    return used;
+  }
+
+  void begin(std::size_t e, sim::Context& ctx) {
+    ReplicaEngine& engine = engines_[e];
+    const double seconds = engine.begin_iteration();
+    for (std::uint32_t r : engine.preempted()) ++outcomes_[r].preemptions;
+    stats_.preemptions += static_cast<std::int64_t>(engine.preempted().size());
+    stats_.swapped_blocks += engine.swapped_out();
     if (seconds < 0) {
-      if (reported_busy_) {
+      if (reported_busy_ && std::none_of(busy_.begin(), busy_.end(), [](bool b) { return b; })) {
         ctx.send(0, spec_.dispatch_delay, kIdle, sim::Payload::of(static_cast<std::uint32_t>(index_)));
         reported_busy_ = false;
       }
-      if (!engine_.idle()) {
-        throw sim::ModelError("replica " + std::to_string(index_) + ": " + std::to_string(engine_.waiting()) +
+      if (!engine.idle()) {
+        throw sim::ModelError("replica " + std::to_string(index_) + ": " + std::to_string(engine.waiting()) +
                               " waiting requests that its KV cache cannot hold");
       }
       return;
     }
     const sim::SimTime d = sim::SimTime::from_ns(std::max<std::int64_t>(1, std::llround(seconds * 1e9)));
-    const IterationWork& w = engine_.work();
+    const IterationWork& w = engine.work();
     ++stats_.iterations;
-    stats_.busy_s += d.to_seconds();
-    stats_.block_seconds += static_cast<double>(engine_.used_blocks()) * d.to_seconds();
-    stats_.peak_blocks = std::max(stats_.peak_blocks, engine_.used_blocks());
+    // A virtual engine's iteration holds each of the pp stages for its share of the time.
+    stats_.busy_s += d.to_seconds() / static_cast<double>(engines_.size());
+    stats_.block_seconds += static_cast<double>(engine.used_blocks()) * d.to_seconds();
+    stats_.peak_blocks = std::max(stats_.peak_blocks, used_blocks());
     stats_.tokens += w.tokens;
     stats_.sequences += w.sequences;
-    const IterationTime& t = engine_.time();
+    const IterationTime& t = engine.time();
     stats_.time.gemm += t.gemm;
     stats_.time.attention += t.attention;
     stats_.time.elementwise += t.elementwise;
     stats_.time.communication += t.communication;
+    stats_.time.pipeline += t.pipeline;
     stats_.time.output += t.output;
     stats_.time.overhead += t.overhead;
     stats_.time.swap += t.swap;
     if (static_cast<std::int64_t>(records_.size()) < spec_.record_iterations) {
       records_.push_back({ctx.now(), d, index_, static_cast<std::int32_t>(w.sequences),
-                          static_cast<std::int32_t>(w.tokens), engine_.used_blocks()});
+                          static_cast<std::int32_t>(w.tokens), used_blocks()});
     }
-    busy_ = true;
+    busy_[e] = true;
     if (!reported_busy_) {
       ctx.send(0, spec_.dispatch_delay, kBusy, sim::Payload::of(static_cast<std::uint32_t>(index_)));
       reported_busy_ = true;
     }
-    ctx.send(ctx.self(), d, kIterationEnd);
+    ctx.send(ctx.self(), d, kIterationEnd, sim::Payload::of(static_cast<std::uint32_t>(e)));
   }
 
   std::int32_t index_;
   bool prefill_;
   std::span<const Request> requests_;
   const ServiceSpec& spec_;
-  ReplicaEngine engine_;
+  std::vector<ReplicaEngine> engines_;  // pp virtual engines (one without a pipeline)
+  std::vector<bool> busy_;              // by engine: an iteration in flight
   std::vector<RequestOutcome>& outcomes_;
   ReplicaEngine::Produced produced_;
   ReplicaStats stats_;
   std::vector<IterationRecord> records_;
-  bool busy_ = false;
   bool reported_busy_ = false;  // what the router last heard
 };
 

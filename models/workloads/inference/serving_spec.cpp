@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace fathom::infer {
 
@@ -22,6 +23,12 @@ const std::vector<P>& serving_parameters() {
       {"tp", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, tp),
        "GPUs of one replica, tensor parallel over the node's NVLink; divides the model's heads and ffn_hidden and "
        "at most the node's GPUs",
+       kChoiceOfScenario},
+      {"pp", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, pp),
+       "pipeline stages of one replica, each of tp GPUs, the layers split evenly (the first stages one more when "
+       "they do not divide); a replica's tp x pp GPUs fill a share of one node or whole consecutive nodes. It runs "
+       "pp virtual engines (vLLM V0's pipeline parallelism), each with its own batch and 1/pp of the KV cache, "
+       "whose iterations pass every stage and send the activations between them",
        kChoiceOfScenario},
       {"weights",
        Quantity::kChoice,
@@ -47,6 +54,31 @@ const std::vector<P>& serving_parameters() {
        "split prompts into chunks that share iterations with decodes (Sarathi-Serve); false: an iteration is "
        "either whole prompts or decodes, prompts first (vLLM V0's scheduler)",
        "vLLM V1's default (always on)"},
+      {"prefill_batching",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_EITHER(ServingSpec, prefill_batching, PrefillBatching::kSeparate, PrefillBatching::kMixed),
+       "without chunked prefill, what an iteration that admits whole prompts also runs: separate (nothing: the "
+       "prompts alone, vLLM V0) or mixed (the running sequences' decodes first, then the whole prompts that fit the "
+       "remaining token budget: TensorRT-LLM's in-flight batching without chunked context)",
+       "vLLM V0's scheduler",
+       {},
+       "separate mixed"},
+      {"kv_reservation",
+       Quantity::kChoice,
+       FATHOM_PARAMETER_EITHER(ServingSpec, kv_reservation, KvReservation::kOnDemand, KvReservation::kFull),
+       "when a request's KV blocks are taken: on-demand (as its tokens arrive; a full cache preempts the latest "
+       "admitted sequence: vLLM, TensorRT-LLM's MAX_UTILIZATION) or full (at admission, for its prompt and its "
+       "whole output, so it waits until they are free and is never preempted: TensorRT-LLM's default "
+       "GUARANTEED_NO_EVICT); a request's output length stands for the max_tokens it was sent with",
+       "vLLM's behaviour",
+       {},
+       "on-demand full"},
+      {"batch_size_tuning", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ServingSpec, batch_size_tuning),
+       "TensorRT-LLM's dynamic batch-size tuning: each iteration's request cap is max_seqs or, when lower, the "
+       "requests the KV cache holds at the mean length of the last 128 requests, as its table maps them (below "
+       "144, 336, 672, 832, 1,280 and 1,664: 128, 256, 512, 768, 1,024 and 1,536; above, the multiple of 512 below "
+       "when within 128 of it)",
+       "off: vLLM has none (trtllm-bench turns it on: DynamicBatchConfig, executor/dynamicBatchTuner.cpp)"},
       {"block_tokens", Quantity::kPositiveInt, FATHOM_PARAMETER_MEMBER(ServingSpec, block_tokens),
        "tokens per KV-cache block (PagedAttention); a sequence holds whole blocks", kVllm},
       {"memory_utilization",
@@ -58,6 +90,10 @@ const std::vector<P>& serving_parameters() {
        {},
        {},
        true},
+      {"kv_free_fraction", Quantity::kFraction, FATHOM_PARAMETER_MEMBER(ServingSpec, kv_free_fraction),
+       "TensorRT-LLM's kv_cache_free_gpu_mem_fraction: the KV cache takes this share of the HBM the weights, the "
+       "activations and the runtime reserve leave; 0: memory_utilization sizes it instead",
+       "0: vLLM's sizing (TensorRT-LLM's own default is 0.9)"},
       {"iteration_overhead", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(ServingSpec, iteration_overhead_s),
        "host-side time per iteration that the GPU waits for (scheduling, input preparation, detokenisation); 0: "
        "hidden behind the GPU, as engines with CUDA graphs and asynchronous scheduling do",
@@ -88,6 +124,16 @@ const std::vector<P>& serving_parameters() {
   return declared;
 }
 
+std::int64_t batch_size_tuned(std::int64_t capacity) {
+  constexpr std::pair<std::int64_t, std::int64_t> kTable[] = {{144, 128}, {336, 256},   {672, 512},
+                                                              {832, 768}, {1280, 1024}, {1664, 1536}};
+  for (const auto& [below, size] : kTable) {
+    if (capacity < below) return size;
+  }
+  const std::int64_t multiple = capacity / 512 * 512;
+  return capacity < multiple + 128 ? multiple : capacity;
+}
+
 double element_bytes(hw::Precision precision) {
   switch (precision) {
     case hw::Precision::kFp8:
@@ -105,11 +151,16 @@ KvBudget kv_budget(const ServingSpec& spec, const train::TransformerSpec& model,
                    const hw::AcceleratorSpec& accelerator) {
   KvBudget b;
   const double tp = spec.tp;
-  b.usable_bytes = accelerator.hbm_bytes * spec.memory_utilization - accelerator.runtime_reserve_bytes;
+  const double share = spec.kv_free_fraction > 0 ? 1.0 : spec.memory_utilization;
+  b.usable_bytes = accelerator.hbm_bytes * share - accelerator.runtime_reserve_bytes;
   // Every layer's weights at the weight precision, sharded over tp; the embedding and the
   // output layer in 16 bits (vocabulary-parallel), as FP8 checkpoints keep them.
-  const double layer_params = train::layer_parameter_count(model) * model.layers;
-  const double other_params = train::parameter_count(model) - layer_params;
+  const int layers = stage_layers(model, spec.pp);
+  const double layer_params = train::layer_parameter_count(model) * layers;
+  // The embedding and the output layer, with the final norm: on the first and the last stage, so
+  // with pp > 1 the largest stage holds the larger of the two.
+  double other_params = train::parameter_count(model) - train::layer_parameter_count(model) * model.layers;
+  if (spec.pp > 1) other_params = model.tied_embeddings ? other_params : other_params / 2;
   b.weight_bytes = (layer_params * element_bytes(spec.weights) + other_params * 2.0) / tp;
   // The largest iteration's activations (vLLM sizes the cache after profiling a forward pass of
   // max_num_batched_tokens): the MLP's up projection and its activation, a few hidden-wide
@@ -119,8 +170,9 @@ KvBudget kv_budget(const ServingSpec& spec, const train::TransformerSpec& model,
   b.activation_bytes = static_cast<double>(spec.max_batched_tokens) * (up + 4.0 * model.hidden) * 2.0 +
                        static_cast<double>(spec.max_seqs) * std::ceil(static_cast<double>(model.vocab) / tp) * 4.0;
   b.kv_bytes = b.usable_bytes - b.weight_bytes - b.activation_bytes;
+  if (spec.kv_free_fraction > 0 && b.kv_bytes > 0) b.kv_bytes *= spec.kv_free_fraction;
   const double kv_heads = std::max(1.0, static_cast<double>(model.kv_heads) / tp);
-  b.bytes_per_token = 2.0 * kv_heads * train::attention_head_dim(model) * element_bytes(spec.kv) * model.layers;
+  b.bytes_per_token = 2.0 * kv_heads * train::attention_head_dim(model) * element_bytes(spec.kv) * layers;
   const double block = b.bytes_per_token * spec.block_tokens;
   b.blocks = b.kv_bytes > 0 ? static_cast<std::int64_t>(std::floor(b.kv_bytes / block)) : 0;
   return b;

@@ -20,6 +20,21 @@ enum class Preemption {
   kSwap,       // its blocks are copied to host memory over PCIe and back when there is room
 };
 
+// When a request's KV-cache blocks are taken.
+enum class KvReservation {
+  kOnDemand,  // as its tokens arrive; a full cache preempts the latest admitted sequence (vLLM;
+              // TensorRT-LLM's MAX_UTILIZATION)
+  kFull,      // at admission, for its prompt and its whole output: admitted only when they are free,
+              // never preempted (TensorRT-LLM's GUARANTEED_NO_EVICT)
+};
+
+// Without chunked prefill: what an iteration that admits whole prompts also runs.
+enum class PrefillBatching {
+  kSeparate,  // nothing else: prompts alone, decodes only when no prompt is admitted (vLLM V0)
+  kMixed,     // the running sequences' decodes, then whole prompts that fit the remaining token
+              // budget (TensorRT-LLM's in-flight batching without chunked context)
+};
+
 // Which replica a new request goes to.
 enum class Routing {
   kRoundRobin,        // replica 0, 1, 2, ... in turn
@@ -28,15 +43,24 @@ enum class Routing {
 };
 
 struct ServingSpec {
-  int tp = 1;                                    // GPUs of one replica, tensor parallel over NVLink
+  int tp = 1;  // GPUs of one pipeline stage, tensor parallel over NVLink
+  int pp = 1;  // pipeline stages of one replica: pp virtual engines, each with 1/pp of the cache
   hw::Precision weights = hw::Precision::kBf16;  // FP8: 1-byte weights and GEMMs at the FP8 peak
   hw::Precision kv = hw::Precision::kBf16;       // FP8: 1-byte keys and values
   int max_seqs = 256;                            // requests in one iteration's batch, at most
   int max_batched_tokens = 8192;                 // tokens one iteration processes, at most (prefill chunks + decodes)
   bool chunked_prefill = true;                   // prompts split into chunks that share iterations with decodes
-  int block_tokens = 16;                         // tokens per KV-cache block (paged attention)
-  double memory_utilization = 0.9;               // share of HBM the engine takes: weights, activations, KV cache
-  double iteration_overhead_s = 0;               // the engine's host-side cost per iteration, not hidden
+  PrefillBatching prefill_batching = PrefillBatching::kSeparate;  // without chunked prefill
+  KvReservation kv_reservation = KvReservation::kOnDemand;
+  // TensorRT-LLM's dynamic batch-size tuning: each iteration's request cap is max_seqs or, when
+  // lower, batch_size_tuned() of the requests the cache holds at the recent mean length.
+  bool batch_size_tuning = false;
+  int block_tokens = 16;            // tokens per KV-cache block (paged attention)
+  double memory_utilization = 0.9;  // share of HBM the engine takes: weights, activations, KV cache
+  // TensorRT-LLM's sizing instead (above 0): the KV cache takes this share of what the weights and
+  // activations leave of HBM.
+  double kv_free_fraction = 0;
+  double iteration_overhead_s = 0;  // the engine's host-side cost per iteration, not hidden
   Preemption preemption = Preemption::kRecompute;
   double swap_bytes = 4.0 * (1 << 30);  // host memory per GPU for swapped blocks
   int replicas = 1;
@@ -49,9 +73,11 @@ const std::vector<params::Parameter<ServingSpec>>& serving_parameters();
 // Bytes per element of a precision's weights or KV cache: 1 for FP8, 2 for BF16, 4 for the rest.
 double element_bytes(hw::Precision precision);
 
-// How the replica's HBM is shared, per GPU (bytes): what the engine may take (HBM x
-// memory_utilization, less the runtime reserve), the weights' shard, the activation workspace of
-// the largest iteration, and what is left for the KV cache, in whole blocks.
+// How the replica's HBM is shared, per GPU of its largest pipeline stage (bytes): what the engine
+// may take (HBM x memory_utilization, less the runtime reserve), the weights' shard, the
+// activation workspace of the largest iteration, and what is left for the KV cache (with
+// kv_free_fraction, that share of it), in whole blocks: the tokens every stage holds for the
+// replica's sequences, which its pp virtual engines share equally.
 struct KvBudget {
   double usable_bytes = 0;
   double weight_bytes = 0;
@@ -66,6 +92,18 @@ struct KvBudget {
 // (tp must divide heads and ffn_hidden).
 KvBudget kv_budget(const ServingSpec& spec, const train::TransformerSpec& model,
                    const hw::AcceleratorSpec& accelerator);
+
+// TensorRT-LLM's runtime batch size for a cache that holds `capacity` requests of the recent mean
+// length (its executor's DynamicBatchTuner): below 144, 336, 672, 832, 1,280 and 1,664 requests,
+// 128, 256, 512, 768, 1,024 and 1,536; above, the multiple of 512 below when within 128 of it, else
+// the capacity itself.
+std::int64_t batch_size_tuned(std::int64_t capacity);
+
+// Requests whose mean length the tuner reads: the last this many a replica was given.
+inline constexpr std::size_t kBatchTuningWindow = 128;
+
+// Layers of the largest pipeline stage: ceil(layers / pp).
+inline int stage_layers(const train::TransformerSpec& model, int pp) { return (model.layers + pp - 1) / pp; }
 
 // Blocks a sequence of `tokens` tokens holds: ceil(tokens / block_tokens).
 inline std::int64_t blocks_for(std::int64_t tokens, int block_tokens) {

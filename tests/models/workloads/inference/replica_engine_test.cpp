@@ -121,6 +121,89 @@ TEST_CASE(
   CHECK(full_run.replicas[0].tokens == recompute_run.replicas[0].tokens);
 }
 
+TEST_CASE("mixed whole prompts: the running sequences decode first, then whole prompts that fit the budget") {
+  infer::ServingSpec s;
+  s.chunked_prefill = false;
+  s.prefill_batching = infer::PrefillBatching::kMixed;
+  s.max_batched_tokens = 250;
+  infer::ReplicaEngine engine(s, 100000, model_of(s));
+  for (std::uint32_t i = 0; i < 4; ++i) engine.admit(i, 100, 4);
+  infer::ReplicaEngine::Produced out;
+  REQUIRE(engine.begin_iteration() > 0);
+  CHECK(engine.work().tokens == 200);  // two whole prompts; the third does not fit 50 tokens
+  engine.end_iteration(out);
+  // Two decodes and two more whole prompts share one iteration: 2 + 200 of 250 tokens.
+  REQUIRE(engine.begin_iteration() > 0);
+  CHECK(engine.work().sequences == 4);
+  CHECK(engine.work().tokens == 2 + 200);
+  CHECK(engine.work().logits == 4);
+  engine.end_iteration(out);
+  CHECK(out.first_tokens.size() == 2);
+  REQUIRE(engine.begin_iteration() > 0);
+  CHECK(engine.work().tokens == 4);
+}
+
+TEST_CASE("full KV reservation admits a request only with blocks for its whole output, and never preempts") {
+  // 40 blocks of 16 tokens; each request holds at most 64 + 63 tokens = 8 blocks: five at once.
+  const auto requests = burst(8, 64, 64);
+  infer::ServiceSpec spec;
+  spec.kv_blocks = 40;
+  spec.record_iterations = 1'000'000;
+  spec.serving.kv_reservation = infer::KvReservation::kFull;
+  const infer::ServiceRun run = infer::run_service(requests, spec, model_of(spec.serving), 1);
+  const infer::ServiceMetrics m = infer::summarize(requests, run, {});
+  CHECK(m.finished == 8);
+  CHECK(m.preemptions == 0);
+  std::int64_t most = 0;
+  for (const auto& it : run.iterations) most = std::max<std::int64_t>(most, it.sequences);
+  CHECK(most == 5);
+  // Every token processed once: nothing is recomputed.
+  CHECK(run.replicas[0].tokens == 8 * (64 + 63));
+  // On demand, the same cache starts all eight and preempts when it fills.
+  infer::ServiceSpec on_demand = spec;
+  on_demand.serving.kv_reservation = infer::KvReservation::kOnDemand;
+  const infer::ServiceRun greedy = infer::run_service(requests, on_demand, model_of(on_demand.serving), 1);
+  std::int64_t greedy_most = 0;
+  for (const auto& it : greedy.iterations) greedy_most = std::max<std::int64_t>(greedy_most, it.sequences);
+  CHECK(greedy_most == 8);
+  CHECK(infer::summarize(requests, greedy, {}).preemptions > 0);
+}
+
+TEST_CASE("batch-size tuning: TensorRT-LLM's table below 1,664 requests, multiples of 512 within 128 above") {
+  CHECK(infer::batch_size_tuned(1) == 128);
+  CHECK(infer::batch_size_tuned(143) == 128);
+  CHECK(infer::batch_size_tuned(144) == 256);
+  CHECK(infer::batch_size_tuned(671) == 512);
+  CHECK(infer::batch_size_tuned(672) == 768);
+  CHECK(infer::batch_size_tuned(1279) == 1024);
+  CHECK(infer::batch_size_tuned(1663) == 1536);
+  CHECK(infer::batch_size_tuned(1664) == 1664);  // 1,536 + 128: no longer within
+  CHECK(infer::batch_size_tuned(2100) == 2048);
+  CHECK(infer::batch_size_tuned(2176) == 2176);
+  // On an engine: a cache of 82,800 blocks of 16 tokens holds 82800 / ceil(1100 / 16) = 1,200
+  // requests of 100 + 1,000 tokens; tuned, the cap is 1,024 of max_seqs 2,048.
+  infer::ServingSpec s;
+  s.max_seqs = 2048;
+  s.batch_size_tuning = true;
+  s.kv_reservation = infer::KvReservation::kFull;
+  const auto most_running = [&](const infer::ServingSpec& spec) {
+    infer::ReplicaEngine engine(spec, 82800, model_of(spec));
+    for (std::uint32_t i = 0; i < 3000; ++i) engine.admit(i, 100, 1000);
+    infer::ReplicaEngine::Produced out;
+    std::size_t most = 0;
+    for (int k = 0; k < 50; ++k) {
+      REQUIRE(engine.begin_iteration() > 0);
+      engine.end_iteration(out);
+      most = std::max(most, engine.running());
+    }
+    return most;
+  };
+  CHECK(most_running(s) == 1024);
+  s.batch_size_tuning = false;
+  // Every request the reservation admits: ceil(1099 / 16) = 69 blocks each.
+  CHECK(most_running(s) == 82800 / 69);
+}
+
 TEST_CASE("a request the cache cannot hold stops the run with a model error, not a hang") {
   infer::ServingSpec s;
   infer::ServiceSpec spec;
@@ -209,4 +292,46 @@ TEST_CASE("the same requests give the same outcomes on 1, 2 and 4 threads") {
     CHECK(same);
   }
   CHECK(infer::summarize(requests, one, {}).preemptions > 0);  // the cache was exercised
+}
+
+TEST_CASE("pipeline parallelism: stages' sends added to the pass, half the layers per GPU, one batch per engine") {
+  infer::ServingSpec one;
+  infer::ServingSpec two;
+  two.pp = 2;
+  const train::TransformerSpec model = test::small_model();
+  // A virtual engine's iteration passes every stage: the same kernels as without a pipeline, plus
+  // the sends between the stages, here 1 s per GB of activations.
+  const infer::IterationModel flat(one, model, test::plain_accelerator(), nullptr);
+  const infer::IterationModel staged(two, model, test::plain_accelerator(), nullptr,
+                                     [](double bytes) { return bytes / 1e9; });
+  const infer::IterationWork work{300, 3, 3, 300.0 * 100, 300};
+  const infer::IterationTime a = flat.time(work);
+  const infer::IterationTime b = staged.time(work);
+  CHECK(b.gemm == a.gemm);
+  CHECK(b.attention == a.attention);
+  CHECK(b.pipeline == doctest::Approx(300.0 * model.hidden * 2 / 1e9));
+  CHECK(b.total() == doctest::Approx(a.total() + b.pipeline));
+  CHECK_THROWS_AS(infer::IterationModel(two, model, test::plain_accelerator(), nullptr), std::invalid_argument);
+  // Each GPU holds its stage's layers: half the keys and values a token, half the layers' weights.
+  const infer::KvBudget whole = infer::kv_budget(one, model, test::plain_accelerator());
+  const infer::KvBudget half = infer::kv_budget(two, model, test::plain_accelerator());
+  CHECK(half.bytes_per_token == doctest::Approx(whole.bytes_per_token / 2));
+  CHECK(half.weight_bytes < whole.weight_bytes);
+  // Two requests at once go to the two virtual engines, each alone in its batch: both get their
+  // first token when one request alone would; without a pipeline the second waits for the first
+  // one's iteration.
+  const auto first_tokens = [&](const infer::ServingSpec& serving, const infer::IterationModel& m, int n) {
+    infer::ServiceSpec spec;
+    spec.serving = serving;
+    spec.kv_blocks = 10000;
+    const infer::ServiceRun run = infer::run_service(burst(n, 4000, 4), spec, m, 1);
+    std::vector<std::int64_t> at;
+    for (const auto& o : run.requests) at.push_back(o.first_token.ns());
+    return at;
+  };
+  const auto alone = first_tokens(two, staged, 1);
+  const auto pair = first_tokens(two, staged, 2);
+  CHECK(pair[0] == alone[0]);
+  CHECK(pair[1] == alone[0]);
+  CHECK(first_tokens(one, flat, 2)[1] > first_tokens(one, flat, 1)[0]);
 }
