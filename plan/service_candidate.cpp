@@ -42,8 +42,16 @@ Trial simulate(const ServiceLoader& load, std::optional<int> replicas) {
   Evaluated& e = t.figures;
   e.service = true;
   e.serving.replicas = v.autoscaler.enabled ? v.autoscaler.max_replicas : v.serving.replicas;
-  e.gpus = e.serving.replicas * v.serving.tp + v.prefill_replicas * v.prefill.tp;
-  e.nodes = static_cast<int>(std::set<std::int32_t>(v.node_of.begin(), v.node_of.end()).size());
+  e.gpus = e.serving.replicas * v.gpus_per_replica() + v.prefill_replicas * v.prefill.tp;
+  // The nodes the replicas occupy: each from its first node, a pipeline across whole nodes on
+  // `span` of them.
+  const int span = std::max(1, v.gpus_per_replica() / r.scenario.cluster.node.gpus);
+  std::set<std::int32_t> nodes;
+  for (std::size_t k = 0; k < v.node_of.size(); ++k) {
+    const int spans = static_cast<int>(k) < e.serving.replicas ? span : 1;
+    for (int n = 0; n < spans; ++n) nodes.insert(v.node_of[k] + n);
+  }
+  e.nodes = static_cast<int>(nodes.size());
   e.tokens_per_s = m.throughput_tokens_per_s;
   e.peak_memory_bytes = v.budget.usable_bytes;  // weights, activations and the KV cache, per GPU
   e.serving.p99_ttft_s = m.ttft_s.p99;

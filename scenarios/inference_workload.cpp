@@ -209,7 +209,7 @@ void read_disaggregation(InferenceWorkload& w, MapReader& d, const std::function
 bool place_replicas(InferenceWorkload& w, int gpus_per_node, int nodes) {
   const int decode = w.autoscaler.enabled ? w.autoscaler.max_replicas : w.serving.replicas;
   w.node_of.clear();
-  const int gpus = w.serving.tp * w.serving.pp;  // a replica's: its first node
+  const int gpus = w.gpus_per_replica();  // node_of: a replica's first node
   for (int r = 0; r < decode; ++r) w.node_of.push_back(static_cast<std::int32_t>(r * gpus / gpus_per_node));
   const int first = decode == 0 ? 0 : (decode * gpus + gpus_per_node - 1) / gpus_per_node;
   for (int r = 0; r < w.prefill_replicas; ++r) {
@@ -296,7 +296,7 @@ void read_inference_workload(InferenceWorkload& w, MapReader& workload, const st
                            std::to_string(w.model.ffn_hidden) + ")");
   }
   // A replica's tp x pp GPUs: a share of one node, or whole consecutive nodes.
-  const int gpus = tp * w.serving.pp;
+  const int gpus = w.gpus_per_replica();
   if (w.serving.pp > w.model.layers) {
     serving.fail("pp", "at most the model's " + std::to_string(w.model.layers) + " layers");
   }

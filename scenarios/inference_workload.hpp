@@ -56,6 +56,9 @@ struct InferenceWorkload {
   std::vector<int> request_lines;        // trace: each request's line in the file
   std::int64_t trace_requests = 0;       // trace: rows in the whole file
   infer::KvBudget budget;                // one replica's memory, per GPU
+
+  // A decode (or only) replica's GPUs: tp x pp.
+  int gpus_per_replica() const { return serving.tp * serving.pp; }
 };
 
 // Reads `workload` (kind: inference) but its model, which the caller has read into w.model.

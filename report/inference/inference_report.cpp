@@ -96,11 +96,14 @@ std::vector<sim::SimTime> model_load_times(const scenario::Scenario& s) {
   const auto tier = std::find_if(s.storage.begin(), s.storage.end(),
                                  [&](const storage::TierSpec& t) { return t.name == w.model_load_tier; });
   if (tier == s.storage.end()) throw std::logic_error("model_load: the loader let an unknown tier through");
-  const int per_node = std::max(1, s.cluster.node.gpus / w.serving.tp);
-  const double replica_bytes = w.budget.weight_bytes * w.serving.tp;  // every shard of the model
+  // A replica fills a share of a node or `span` whole nodes (a pipeline across them).
+  const int gpus = w.gpus_per_replica();
+  const int per_node = std::max(1, s.cluster.node.gpus / gpus);
+  const int span = std::max(1, gpus / s.cluster.node.gpus);
+  const double replica_bytes = w.budget.weight_bytes * gpus;  // every shard of the model
   for (int k = 1; k <= w.autoscaler.max_replicas; ++k) {
-    const int nodes = (k + per_node - 1) / per_node;
-    const double per_node_bytes = replica_bytes * std::min(k, per_node);
+    const int nodes = span > 1 ? k * span : (k + per_node - 1) / per_node;
+    const double per_node_bytes = span > 1 ? replica_bytes / span : replica_bytes * std::min(k, per_node);
     const double seconds = rel::tier_transfer_s(*tier, s.cluster, nodes, {{nodes, per_node_bytes}}, false, s.seed);
     load.push_back(sim::SimTime::from_ns(std::llround(seconds * 1e9)));
   }
@@ -197,7 +200,7 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
   report.run = infer::run_service(w.requests, spec, model, s.seed, run, prefill_model ? &*prefill_model : nullptr);
   report.metrics = infer::summarize(w.requests, report.run, w.slo);
   // The prefill pool does not scale: its replicas are up for the whole run.
-  report.gpu_hours = (report.run.replica_seconds * w.serving.tp +
+  report.gpu_hours = (report.run.replica_seconds * w.gpus_per_replica() +
                       static_cast<double>(w.prefill_replicas) * w.prefill.tp * report.run.end.to_seconds()) /
                      3600;
   if (s.cost) {

@@ -139,7 +139,7 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
                  "GPU-hours\n",
                  a.metric == infer::ScaleMetric::kUtilization ? "utilization" : "outstanding requests", a.target,
                  a.min_replicas, a.max_replicas, low, high, report.run.replica_counts.size() - 1,
-                 report.run.replica_seconds * w.serving.tp / 3600);
+                 report.run.replica_seconds * w.gpus_per_replica() / 3600);
     if (!report.model_load.empty()) {
       std::fprintf(out, "               a replica starts in %.4g s + %.4g s to load the model from %s\n",
                    a.startup.to_seconds(), report.model_load.front().to_seconds(), w.model_load_tier.c_str());

@@ -205,3 +205,19 @@ TEST_CASE("service plan: the section's errors name the key") {
   CHECK(error_of("plan:\n  vary: {tp: [1]}\n  fewest_replicas: 4\n") == "plan.fewest_replicas");
   CHECK(error_of("plan:\n  vary: {micro_batch: [1]}\n") == "plan.vary.micro_batch");
 }
+
+TEST_CASE("service plan: a pipeline's GPUs and nodes count every stage") {
+  // Two replicas of tp 4 x pp 2 (a node each), or one of tp 8 x pp 2 (both nodes).
+  const std::string file = write_scenario("service-pp.yaml", service_with("plan:\n"
+                                                                          "  vary: {tp: [4, 8], pp: [2]}\n"));
+  const PlanResult r = run_plan(file, {"workload.serving.replicas=1"}, PlanOptions{});
+  REQUIRE(r.candidates.size() == 2);
+  for (const Evaluated& e : r.candidates) {
+    CAPTURE(e.reason);
+    REQUIRE(e.simulated());
+  }
+  CHECK(r.candidates[0].gpus == 8);
+  CHECK(r.candidates[0].nodes == 1);
+  CHECK(r.candidates[1].gpus == 16);
+  CHECK(r.candidates[1].nodes == 2);
+}
