@@ -374,4 +374,16 @@ void read_inference_workload(InferenceWorkload& w, MapReader& workload, const st
   serving.finish();
 }
 
+std::pair<std::int32_t, int> replica_gpu(const InferenceWorkload& w, std::size_t replica, int k, int gpus_per_node) {
+  const std::size_t decode = w.node_of.size() - static_cast<std::size_t>(w.prefill_replicas);
+  const bool prefill = replica >= decode;
+  const int gpus = prefill ? w.prefill.tp : w.gpus_per_replica();
+  const std::size_t index = prefill ? replica - decode : replica;
+  // Where on its first node the replica starts: replicas that share a node sit side by side.
+  const int offset =
+      gpus < gpus_per_node ? static_cast<int>(index * static_cast<std::size_t>(gpus) % gpus_per_node) : 0;
+  const int at = offset + k;
+  return {w.node_of[replica] + at / gpus_per_node, at % gpus_per_node};
+}
+
 }  // namespace fathom::scenario

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/hardware/accelerator.hpp"
@@ -60,6 +61,11 @@ struct InferenceWorkload {
   // A decode (or only) replica's GPUs: tp x pp.
   int gpus_per_replica() const { return serving.tp * serving.pp; }
 };
+
+// GPU `k` of replica `replica` (the decode pool's, then the prefill pool's, as node_of numbers
+// them) as (node, GPU of the node): a replica takes its GPUs in order from its first node, a
+// share of that node or whole nodes after it.
+std::pair<std::int32_t, int> replica_gpu(const InferenceWorkload& w, std::size_t replica, int k, int gpus_per_node);
 
 // Reads `workload` (kind: inference) but its model, which the caller has read into w.model.
 // `accelerator` and the cluster's shape check that replicas fit; `seed` draws generated requests.

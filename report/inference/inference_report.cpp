@@ -8,9 +8,12 @@
 #include <stdexcept>
 
 #include "models/collectives/collective_timer.hpp"
+#include "models/network/flow_transfer.hpp"
 #include "models/reliability/run_setup.hpp"
 #include "report/cost/cost_report.hpp"
 #include "sim/errors.hpp"
+#include "topologies/cluster.hpp"
+#include "topologies/routing.hpp"
 
 namespace fathom::report {
 
@@ -33,6 +36,39 @@ class InterpolatedTable {
  private:
   std::vector<std::pair<double, double>> points_;  // by increasing bytes
 };
+
+// The KV transfers' connections on the cluster's fabric (infer::DisaggregationSpec::fabric): from
+// prefill replica p to decode replica r, one flow from each of p's GPUs to r's GPU of the same
+// rank (modulo r's GPUs), each routed as the fabric routes a flow, with its own ECMP hash.
+void kv_connections(const scenario::Scenario& s, infer::DisaggregationSpec& d) {
+  const scenario::InferenceWorkload& w = s.inference;
+  auto topology = std::make_shared<topo::Topology>(topo::build_cluster(s.cluster));
+  const int gpn = s.cluster.node.gpus;
+  std::vector<std::vector<topo::VertexId>> gpus(static_cast<std::size_t>(s.cluster.nodes));
+  for (topo::VertexId v = 0; v < topology->vertices().size(); ++v) {
+    const topo::Vertex& x = topology->vertex(v);
+    if (x.kind == topo::VertexKind::kGpu && x.node >= 0) gpus[static_cast<std::size_t>(x.node)].push_back(v);
+  }
+  const auto vertex = [&](std::size_t replica, int k) {
+    const auto [node, gpu] = scenario::replica_gpu(w, replica, k, gpn);
+    return gpus.at(static_cast<std::size_t>(node)).at(static_cast<std::size_t>(gpu));
+  };
+  topo::Router router(*topology);
+  const std::size_t decode = w.node_of.size() - static_cast<std::size_t>(w.prefill_replicas);
+  std::uint64_t flow = 0;
+  for (std::size_t p = decode; p < w.node_of.size(); ++p) {
+    for (std::size_t r = 0; r < decode; ++r) {
+      net::Connection c;
+      for (int k = 0; k < w.prefill.tp; ++k) {
+        c.flows.push_back(net::route_one(*topology, router, vertex(p, k), vertex(r, k % w.gpus_per_replica()),
+                                         net::flow_hash(s.seed, flow++)));
+        c.latency = std::max(c.latency, c.flows.back().latency);
+      }
+      d.kv_connections.push_back(std::move(c));
+    }
+  }
+  d.fabric = std::move(topology);
+}
 
 }  // namespace
 
@@ -176,7 +212,9 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
     spec.record_iterations = std::max<std::int64_t>(1000, kTraceIterations / std::max<std::int64_t>(1, replicas));
   }
   sim::RunOptions run;
-  if (options.threads > 1) {
+  // Without a dispatch delay the router and the replicas are one group, which one thread runs:
+  // the parallel scheduler needs the delay as its lookahead (service.hpp).
+  if (options.threads > 1 && w.dispatch_delay > sim::SimTime::zero()) {
     run.scheduler = sim::Scheduler::kParallel;
     run.threads = options.threads;
   }
@@ -195,6 +233,7 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
     d.cross_node_bytes_per_s = w.prefill.tp * links.cross_node_bytes_per_s;
     d.transfer_latency = sim::SimTime::from_ns(s.collectives.alpha_ns);
     d.node_of = w.node_of;
+    kv_connections(s, d);
     prefill_model.emplace(replica_model(s, w.prefill));
   }
   report.run = infer::run_service(w.requests, spec, model, s.seed, run, prefill_model ? &*prefill_model : nullptr);

@@ -46,7 +46,8 @@ inline constexpr std::int64_t kTraceIterations = 200'000;
 
 struct InferenceOptions {
   bool record_iterations = false;  // keep iterations for the timeline (--trace): kTraceIterations in all
-  unsigned threads = 1;            // the engine's parallel scheduler when above 1
+  unsigned threads = 1;            // the engine's parallel scheduler when above 1 and the service has a
+                                   // dispatch delay (its lookahead); one thread otherwise
 };
 
 // One replica's iteration model on the scenario's accelerator; its tensor-parallel all-reduces are

@@ -14,6 +14,7 @@
 #include "plan/planner.hpp"
 #include "plan/service_candidate.hpp"
 #include "report/inference/inference_report.hpp"
+#include "tests/support/one_leaf_cluster.hpp"
 #include "tests/support/temp_scenario.hpp"
 
 namespace {
@@ -30,19 +31,7 @@ std::string write_scenario(const std::string& name, const std::string& text) {
 
 // Llama 3.1 8B on two DGX H100, 40 requests a second, priced, with `plan` appended.
 std::string service_with(const std::string& plan) {
-  return "seed: 3\n"
-         "cluster:\n"
-         "  nodes: 2\n"
-         "  node: dgx-h100\n"
-         "  fabric:\n"
-         "    kind: fat-tree\n"
-         "    tiers: 2\n"
-         "    hosts_per_leaf: 16\n"
-         "    leaves: 1\n"
-         "    spines: 1\n"
-         "    links:\n"
-         "      - {bandwidth: 400Gbps, latency: 1us}\n"
-         "      - {bandwidth: 400Gbps, latency: 1us}\n"
+  return "seed: 3\n" + fathom::test::one_leaf_dgx_h100_cluster(2) +
          "workload:\n"
          "  kind: inference\n"
          "  model: llama3.1-8b\n"

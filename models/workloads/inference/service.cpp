@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -60,7 +61,20 @@ class RouterLp final : public sim::LogicalProcess {
     if (spec_.autoscaler.enabled) ctx.send(ctx.self(), spec_.autoscaler.interval, kTick, {}, kAfterReports);
   }
 
+  // Where the KV transfers go with a fabric: the fabric's LP and the least delay of a post.
+  void use_fabric(sim::LpId fabric, sim::SimTime lookahead, net::ConnectionId first) {
+    fabric_ = fabric;
+    fabric_lookahead_ = lookahead;
+    first_connection_ = first;
+  }
+
   void on_event(const sim::Event& event, sim::Context& ctx) override {
+    if (fabric_ && event.src == *fabric_ && event.kind == net::FabricLp::kDelivered) {
+      // A KV cache has arrived at its decode replica: it may start decoding.
+      const auto i = event.payload.as<std::uint32_t>();
+      ctx.send(kv_destination_[i] + 1, spec_.dispatch_delay, kAdmit, sim::Payload::of(AdmitOf{i, 1}));
+      return;
+    }
     switch (event.kind) {
       case kArrive:
         arrive(event.payload.as<std::uint32_t>(), ctx);
@@ -141,9 +155,18 @@ class RouterLp final : public sim::LogicalProcess {
     const std::uint32_t to = pick(0, decode_);
     ++outstanding_[to];
     held_tokens_[to] += requests_[i].prompt;
+    const double bytes = d.kv_bytes_per_token * requests_[i].prompt;
+    if (fabric_) {
+      if (kv_destination_.empty()) kv_destination_.assign(requests_.size(), 0);
+      kv_destination_[i] = to;
+      const std::size_t p = from - decode_;
+      const auto connection = static_cast<net::ConnectionId>(first_connection_ + p * decode_ + to);
+      net::FabricLp::post(ctx, *fabric_, fabric_lookahead_, net::PostedTransfer{connection, i, bytes});
+      return;
+    }
     const bool same_node = d.node_of[from] == d.node_of[to];
     const double rate = same_node ? d.same_node_bytes_per_s : d.cross_node_bytes_per_s;
-    const double seconds = d.kv_bytes_per_token * requests_[i].prompt / rate;
+    const double seconds = bytes / rate;
     const std::int64_t start = std::max(ctx.now().ns(), sender_free_[from]);
     const std::int64_t end = start + d.transfer_latency.ns() + std::llround(seconds * 1e9);
     sender_free_[from] = end;
@@ -269,6 +292,10 @@ class RouterLp final : public sim::LogicalProcess {
   std::uint32_t next_prefill_ = 0;
   std::size_t finished_ = 0;
   std::deque<std::pair<std::int64_t, int>> history_;  // (time ns, recommendation)
+  std::optional<sim::LpId> fabric_;                   // with KV transfers on the network model
+  sim::SimTime fabric_lookahead_;
+  net::ConnectionId first_connection_ = 0;
+  std::vector<std::uint32_t> kv_destination_;  // by request: the decode replica its KV cache goes to
   std::vector<ReplicaCount> counts_;
   double up_seconds_ = 0;
 };
@@ -420,7 +447,10 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
     if (d.node_of.size() != decode + static_cast<std::size_t>(d.prefill_replicas)) {
       throw std::invalid_argument("run_service: node_of must give every replica's node");
     }
-    if (!(d.same_node_bytes_per_s > 0 && d.cross_node_bytes_per_s > 0)) {
+    if (d.fabric && d.kv_connections.size() != decode * static_cast<std::size_t>(d.prefill_replicas)) {
+      throw std::invalid_argument("run_service: kv_connections must join every prefill replica to every decode one");
+    }
+    if (!d.fabric && !(d.same_node_bytes_per_s > 0 && d.cross_node_bytes_per_s > 0)) {
       throw std::invalid_argument("run_service: the KV transfer's rates must be positive");
     }
   }
@@ -430,7 +460,9 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
   const bool apart = spec.dispatch_delay > sim::SimTime::zero();
   auto router_lp = std::make_unique<RouterLp>(requests, spec);
   RouterLp* router = router_lp.get();
-  simulation.add(std::move(router_lp), apart ? sim::Simulation::kOwnGroup : 0);
+  // The router's group: the fabric joins it, so that a post may use the fabric's own lookahead.
+  constexpr std::uint32_t kRouterGroup = 0;
+  simulation.add(std::move(router_lp), kRouterGroup);
   std::vector<ReplicaLp*> replicas;
   const std::size_t all = decode + static_cast<std::size_t>(d.prefill_replicas);
   for (std::size_t r = 0; r < all; ++r) {
@@ -439,6 +471,16 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
                                           prefill ? *prefill_model : model, run.requests, prefill);
     replicas.push_back(lp.get());
     simulation.add(std::move(lp), apart ? sim::Simulation::kOwnGroup : 0);
+  }
+  if (d.enabled() && d.fabric) {
+    auto fabric = std::make_unique<net::FabricLp>(*d.fabric);
+    net::ConnectionId first = 0;
+    for (std::size_t c = 0; c < d.kv_connections.size(); ++c) {
+      const net::ConnectionId id = fabric->open(d.kv_connections[c]);
+      if (c == 0) first = id;
+    }
+    router->use_fabric(static_cast<sim::LpId>(all + 1), fabric->lookahead(), first);
+    simulation.add(std::move(fabric), kRouterGroup);
   }
   if (apart) simulation.set_lookahead(spec.dispatch_delay);
   const sim::RunResult result = simulation.run(options);

@@ -5,14 +5,18 @@
 //
 // With a dispatch delay (the hop from the load balancer to a replica and back) each replica is a
 // group of its own and the delay is the engine's lookahead, so the parallel scheduler runs the
-// replicas side by side; without one, router and replicas are one group. Either way the same
-// scenario and seed give the same outcomes on any thread count.
+// replicas side by side; without one, router and replicas are one group. With disaggregated
+// pools on a fabric, the network's logical process (net::FabricLp) carries the KV transfers and
+// joins the router's group. Either way the same scenario and seed give the same outcomes on any
+// thread count.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "models/network/fabric_lp.hpp"
 #include "models/workloads/inference/iteration_model.hpp"
 #include "models/workloads/inference/replica_engine.hpp"
 #include "models/workloads/inference/requests.hpp"
@@ -53,7 +57,8 @@ struct AutoscalerSpec {
 // runs every prompt to its first token, then the request's keys and values move to a decode
 // replica, which generates the rest. A transfer leaves its prefill replica over the replica's own
 // links: NVLink when the decode replica shares its node, else its GPUs' NICs and the fabric; one
-// prefill replica's transfers go one after another at that rate, plus a latency each.
+// prefill replica's transfers go one after another at that rate, plus a latency each; or, with a
+// fabric, as flows on the network model.
 struct DisaggregationSpec {
   int prefill_replicas = 0;  // 0: every replica runs both phases
   ServingSpec prefill;       // the prefill pool's engine (its tp and limits)
@@ -65,6 +70,12 @@ struct DisaggregationSpec {
   // The node of each replica: the decode replicas (serving.replicas, or the autoscaler's
   // max_replicas) first, then the prefill replicas.
   std::vector<std::int32_t> node_of;
+  // With a fabric, the transfers are flows on the flow-level network instead (net::FabricLp): the
+  // connection from prefill replica p to decode replica d is kv_connections[p x decode + d], its
+  // flows from the prefill replica's GPUs to the decode replica's, sharing the bytes equally and
+  // every link max-min fairly with the other transfers. The rates and latency above are unused.
+  std::shared_ptr<const topo::Topology> fabric;
+  std::vector<net::Connection> kv_connections;
   bool enabled() const { return prefill_replicas > 0; }
 };
 
