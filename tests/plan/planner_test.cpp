@@ -268,12 +268,7 @@ TEST_CASE("plan: pruning by the step's lower bound drops only candidates that mi
 
 TEST_CASE("plan: the section's errors name the key") {
   auto error_of = [](const std::string& plan) {
-    try {
-      fathom::scenario::load_scenario(write_scenario("bad.yaml", scenario_with(plan)));
-    } catch (const fathom::scenario::ScenarioError& e) {
-      return e.key_path();
-    }
-    return std::string("(loaded)");
+    return fathom::test::load_error_key(write_scenario("bad.yaml", scenario_with(plan)));
   };
   CHECK(error_of("plan:\n  vary: {tpp: [1, 2]}\n") == "plan.vary.tpp");
   CHECK(error_of("plan:\n  vary: {tp: []}\n") == "plan.vary.tp");

@@ -179,12 +179,7 @@ TEST_CASE("service plan: a service candidate goes through the journal to the bit
 
 TEST_CASE("service plan: the section's errors name the key") {
   auto error_of = [](const std::string& plan) {
-    try {
-      fathom::scenario::load_scenario(write_scenario("bad-service.yaml", service_with(plan)));
-    } catch (const fathom::scenario::ScenarioError& e) {
-      return e.key_path();
-    }
-    return std::string("(loaded)");
+    return fathom::test::load_error_key(write_scenario("bad-service.yaml", service_with(plan)));
   };
   CHECK(error_of("plan:\n  vary: {tp: [1]}\n") == "(loaded)");
   CHECK(error_of("plan:\n  vary: {tp: [1]}\n  deadline: 30d\n") == "plan.deadline");
