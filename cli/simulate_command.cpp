@@ -75,7 +75,7 @@ void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::
                   {"--jobs-out", o.jobs_out},
                   {"--timeline-out", o.timeline_out},
                   {"--trace", trace}};
-  const report::JobsReport r = report::evaluate_jobs(std::move(loaded));
+  const report::JobsReport r = report::evaluate_jobs(std::move(loaded), o.threads);
   const double wall_s = seconds_since(started);
   note("simulated in " + std::to_string(wall_s) + " s");
   outputs.report(o.output, to_stdout > 0, [&](std::FILE* out) { report::write_jobs_summary(out, r); });
@@ -221,8 +221,8 @@ void add_simulate_command(CLI::App& app) {
                   "replica's iterations (Perfetto)");
   cmd->add_option("--threads", options->threads,
                   "traffic: run the fabric's independent parts (docs/network.md) on this many threads; inference: "
-                  "the replicas, when the service has a dispatch_delay; the output is the same for any number "
-                  "(default 1)")
+                  "the replicas, when the service has a dispatch_delay (jobs: when every service beside them has "
+                  "one); the output is the same for any number (default 1)")
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--seed", options->seed, "override the scenario's seed (a whole number from 0 to 2^63 - 1)");
   cmd->callback([options] {

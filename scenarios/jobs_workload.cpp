@@ -102,7 +102,8 @@ void read_packing(JobsWorkload& w, MapReader& m, MapReader& t, const ValueReader
 void read_policy(JobsWorkload& w, MapReader& m, Reader& r, std::int64_t cluster_gpus) {
   MapReader s = m.optional_child("scheduler");
   r.note(s);
-  for (auto key : {"policy", "order", "backfill", "thresholds", "quantum", "teams", "team_of", "restart_overhead"})
+  for (auto key : {"policy", "order", "backfill", "thresholds", "quantum", "teams", "team_of", "restart_overhead",
+                   "checkpoint_save"})
     r.find(s, key);
   const std::string policy = s.one_of("policy", {"queue", "las", "gang", "quota"}, "queue");
   sched::SchedulerSpec& spec = w.scheduler;
@@ -118,11 +119,25 @@ void read_policy(JobsWorkload& w, MapReader& m, Reader& r, std::int64_t cluster_
     spec.backfill = backfill == "none"   ? sched::Backfill::kNone
                     : backfill == "easy" ? sched::Backfill::kEasy
                                          : sched::Backfill::kConservative;
-    s.forbid("restart_overhead", "only with a preemptive policy (las, gang, quota): nothing is stopped otherwise");
+    if (w.services.empty()) {
+      s.forbid("restart_overhead",
+               "only with a preemptive policy (las, gang, quota) or services: nothing is stopped otherwise");
+    } else {
+      w.restart_overhead = s.duration("restart_overhead", sim::SimTime::zero());
+    }
   } else {
+    if (!w.services.empty()) {
+      s.fail("policy", "queue: services run beside the queue policies (fcfs or sjf, any backfill)",
+             "a preemptive policy would stop the jobs the services stop; they do not yet share the cluster");
+    }
     s.forbid("order", "only with policy: queue (" + policy + " orders the jobs itself)");
     s.forbid("backfill", "only with policy: queue (" + policy + " runs whatever fits, in its own order)");
     w.restart_overhead = s.duration("restart_overhead", sim::SimTime::zero());
+  }
+  if (w.services.empty()) {
+    s.forbid("checkpoint_save", "only with services: a job a service preempts writes its checkpoint first");
+  } else {
+    w.checkpoint_save = s.duration("checkpoint_save", sim::SimTime::zero());
   }
   if (spec.policy == sched::Policy::kLas) {
     // Thresholds of attained service: GPU-time, written as durations ("1h": one GPU-hour).
@@ -244,6 +259,7 @@ void read_jobs_workload(JobsWorkload& w, MapReader& m, const std::string& scenar
     w.file = resolve(scenario_file, file->as<std::string>("a file path"));
   }
   if (w.format == TraceFormat::kAlibaba) {
+    m.forbid("services", "not with format: alibaba (the packing experiment places pods, not replicas over time)");
     read_packing(w, m, t, *file, scenario_file, cluster_nodes, r);
     return;
   }

@@ -18,6 +18,7 @@
 #include "models/workloads/jobs/training_job.hpp"
 #include "scenarios/alibaba_reader.hpp"
 #include "scenarios/errors.hpp"
+#include "scenarios/inference_workload.hpp"
 #include "scenarios/job_csv_reader.hpp"
 #include "scenarios/swf_reader.hpp"
 #include "sim/time.hpp"
@@ -69,7 +70,18 @@ struct JobsWorkload {
   std::vector<jobs::TrainingJob> training;
   std::vector<sim::SimTime> training_submit;
   std::vector<std::int32_t> training_team;  // its `team`, or -1
+  std::vector<int> training_priority;       // its `priority` (0 unless set)
   std::vector<Location> training_at;
+  // `services`: inference services beside the jobs (docs/jobs.md, "Services beside training"),
+  // read by the scenario loader before the rest of the workload.
+  struct Service {
+    std::string name;
+    int priority = 1;  // preempts jobs of lower priority (a trace's jobs: 0)
+    InferenceWorkload workload;
+    Location at;
+  };
+  std::vector<Service> services;
+  sim::SimTime checkpoint_save;  // scheduler.checkpoint_save: a job a service preempts writes its checkpoint
 
   // What the loader made of it.
   std::vector<jobs::TraceJob> jobs;               // the window, in submit order, its first submit at time 0

@@ -537,12 +537,14 @@ void read_training_jobs(Scenario& s, MapReader& w) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader job = list.at(i).map();
     note(s, job);
-    for (auto key : {"name", "submit", "steps", "team"}) {
+    for (auto key : {"name", "submit", "steps", "team", "priority"}) {
       if (auto v = job.find(key)) note(s, *v);
     }
     const std::string name = job.optional<std::string>("name", "job" + std::to_string(i + 1), "a job name");
     const sim::SimTime submit = job.duration("submit", sim::SimTime::zero());
     const auto team = job.optional<std::int32_t>("team", -1, "the team's number (scheduler.teams)");
+    const int priority =
+        job.optional<int>("priority", 0, "an integer: services of a higher priority may preempt the job");
     if (!jw.training_submit.empty() && submit < jw.training_submit.back()) {
       job.fail("submit", "a time no earlier than the job above's (list the jobs in submit order)");
     }
@@ -567,9 +569,46 @@ void read_training_jobs(Scenario& s, MapReader& w) {
     jw.training.push_back(std::move(t));
     jw.training_submit.push_back(submit);
     jw.training_team.push_back(team);
+    jw.training_priority.push_back(priority);
     jw.training_at.push_back(job.location());
   }
   s.training = train::TrainingSpec{};
+}
+
+// `workload.services` (kind: jobs): inference services beside the jobs, each an inference
+// workload's keys (model, serving, requests, autoscaler, slo) with its name and priority. Each
+// draws its requests from the scenario's seed plus its place in the list.
+void read_services(Scenario& s, MapReader& w) {
+  ListReader list = w.list("services");
+  s.locations[list.path()] = list.location();
+  if (list.empty()) list.fail("a list of inference services (model, serving, requests, ...)");
+  if (s.accelerator.name.empty()) {
+    w.fail("services", "a cluster whose node names its accelerator, or a hardware.accelerator section",
+           "name a catalog node (cluster.node: dgx-h100) or add hardware: {accelerator: h100-sxm}");
+  }
+  std::vector<std::string> tiers;
+  for (const storage::TierSpec& t : s.storage) tiers.push_back(t.name);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    MapReader m = list.at(i).map();
+    note(s, m);
+    for (auto key : {"name", "priority"}) {
+      if (auto v = m.find(key)) note(s, *v);
+    }
+    JobsWorkload::Service service;
+    service.name = m.optional<std::string>("name", "service" + std::to_string(i + 1), "a service name");
+    service.priority =
+        m.optional<int>("priority", 1, "an integer: the service preempts jobs of a lower priority (0 unless set)");
+    service.at = m.location();
+    service.workload.model = read_model(s, m);
+    read_inference_workload(service.workload, m, s.file, s.accelerator, s.cluster.node.gpus, s.cluster.nodes,
+                            s.seed + i, s.locations, tiers);
+    if (service.workload.prefill_replicas > 0) {
+      m.fail("disaggregation", "none: a service on a shared cluster runs every phase on its replicas",
+             "disaggregated pools are simulated by an inference scenario of their own");
+    }
+    m.finish();
+    s.jobs.services.push_back(std::move(service));
+  }
 }
 
 void read_expect(Scenario& s, MapReader e) {
@@ -665,6 +704,7 @@ void read_workload(Scenario& s, MapReader w) {
   if (kind == "jobs") {
     s.workload = WorkloadKind::kJobs;
     if (w.has("training_jobs")) read_training_jobs(s, w);
+    if (w.has("services")) read_services(s, w);
     read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, s.seed,
                        s.locations);
     w.finish();

@@ -21,7 +21,9 @@ struct Reservation {
 
 // The head's reservation: walk the running jobs by expected end until enough GPUs are free.
 // The head never asks for more than the cluster has (the cluster drops or refuses such jobs),
-// so the walk always ends.
+// so the walk ends, unless GPUs are held by what announces no end (a shared cluster's
+// services): then the head has no reservation (the end of the clock), and any job that fits
+// may start before it, as under conservative backfilling when no slot is found.
 Reservation reserve(const SchedulingContext& ctx, std::int64_t need) {
   std::int64_t free = ctx.free_gpus();
   sim::SimTime at = ctx.now();
@@ -29,6 +31,7 @@ Reservation reserve(const SchedulingContext& ctx, std::int64_t need) {
     at = ctx.expected_end(*it);
     free += it->gpus;
   }
+  if (free < need && free + ctx.held_elsewhere() >= need) return {sim::SimTime::max(), 0};
   if (free < need) {
     throw sim::ModelError("EASY: the queue's head asks for " + std::to_string(need) +
                           " GPUs, more than the cluster has");

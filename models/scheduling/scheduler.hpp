@@ -110,6 +110,10 @@ class SchedulingContext {
   // Asks for a decision at `at` (> now), even if nothing else changes by then.
   virtual void wake_at(sim::SimTime at) = 0;
 
+  // GPUs held by something that is not a job and announces no end (a shared cluster's services):
+  // they count toward no reservation.
+  virtual std::int64_t held_elsewhere() const { return 0; }
+
   // When a running job is expected to end: its estimate's end, or, for a job already past it,
   // the next nanosecond ("any moment now", but not now: its GPUs are not free yet).
   sim::SimTime expected_end(const RunningJob& r) const {

@@ -168,17 +168,8 @@ double inference_figure(const std::string& key, const InferenceReport& r) {
   throw std::invalid_argument("inference_figure: no figure \"" + key + "\"");
 }
 
-InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceOptions& options) {
-  if (scenario.workload != scenario::WorkloadKind::kInference) {
-    throw scenario::ScenarioError(scenario.locations.at("workload"), "workload.kind", "kind: inference",
-                                  "another workload kind");
-  }
-  InferenceReport report;
-  report.scenario = std::move(scenario);
-  const scenario::Scenario& s = report.scenario;
-  const scenario::InferenceWorkload& w = s.inference;
-  const infer::IterationModel model = replica_model(s);
-
+void alone_times(InferenceReport& report, const infer::IterationModel& model) {
+  const scenario::InferenceWorkload& w = report.scenario.inference;
   double mean_prompt = 0;
   for (const infer::Request& q : w.requests) mean_prompt += q.prompt;
   const auto prompt = static_cast<std::int64_t>(std::llround(mean_prompt / static_cast<double>(w.requests.size())));
@@ -191,7 +182,10 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
     done += n;
   }
   report.alone_decode_s = model.seconds({1, 1, 1, static_cast<double>(prompt + 1), static_cast<double>(prompt + 1)});
+}
 
+infer::ServiceSpec service_spec(const scenario::Scenario& s) {
+  const scenario::InferenceWorkload& w = s.inference;
   infer::ServiceSpec spec;
   spec.serving = w.serving;
   spec.kv_blocks = w.budget.blocks;
@@ -205,8 +199,23 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
   if (w.autoscaler.enabled) {
     spec.autoscaler = w.autoscaler;
     spec.autoscaler.load = model_load_times(s);
-    report.model_load = spec.autoscaler.load;
   }
+  return spec;
+}
+
+InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceOptions& options) {
+  if (scenario.workload != scenario::WorkloadKind::kInference) {
+    throw scenario::ScenarioError(scenario.locations.at("workload"), "workload.kind", "kind: inference",
+                                  "another workload kind");
+  }
+  InferenceReport report;
+  report.scenario = std::move(scenario);
+  const scenario::Scenario& s = report.scenario;
+  const scenario::InferenceWorkload& w = s.inference;
+  const infer::IterationModel model = replica_model(s);
+  alone_times(report, model);
+  infer::ServiceSpec spec = service_spec(s);
+  report.model_load = spec.autoscaler.load;
   if (options.record_iterations) {
     const auto replicas = static_cast<std::int64_t>(w.node_of.size());  // every replica of every pool
     spec.record_iterations = std::max<std::int64_t>(1000, kTraceIterations / std::max<std::int64_t>(1, replicas));

@@ -16,6 +16,10 @@
 #include "report/training/training_report.hpp"
 #include "scenarios/scenario.hpp"
 
+namespace fathom::sim {
+class JsonWriter;
+}  // namespace fathom::sim
+
 namespace fathom::report {
 
 struct InferenceReport {
@@ -38,6 +42,8 @@ struct InferenceReport {
   double usd_per_hour() const;
   std::vector<ExpectationOutcome> expectations;
   bool all_pass = true;
+  // A service on a shared cluster (a jobs scenario's `services`): its replicas waited for GPUs.
+  bool shared = false;
 };
 
 // Iterations a timeline draws, over every replica (each keeps its first share): a few hundred
@@ -73,6 +79,12 @@ GpuLinks gpu_links(const scenario::Scenario& scenario);
 // on the storage model (rel::tier_transfer_s); empty without one.
 std::vector<sim::SimTime> model_load_times(const scenario::Scenario& scenario);
 
+// The service's spec from an inference scenario: its engine, cache, dispatch delay, swap link and
+// autoscaler (with the model's load from storage); not its disaggregation, which the caller adds.
+infer::ServiceSpec service_spec(const scenario::Scenario& scenario);
+// report.alone_prefill_s and alone_decode_s: the mean prompt alone on a replica timed by `model`.
+void alone_times(InferenceReport& report, const infer::IterationModel& model);
+
 // Runs the service. A scenario whose workload is not inference is bad input (scenario::ScenarioError
 // at workload.kind).
 InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceOptions& options = {});
@@ -83,8 +95,14 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
 double inference_figure(const std::string& key, const InferenceReport& report);
 
 void write_inference_summary(std::FILE* out, const InferenceReport& report);
+// Its requests, latency, throughput, goodput, KV cache and replicas: the summary's middle, which a
+// shared cluster's report prints for each service.
+void write_service_figures(std::FILE* out, const InferenceReport& report);
 // The JSON report (docs/report.md): the scenario, the service, the memory, and `inference`.
 void write_inference_json(std::ostream& out, const InferenceReport& report);
+// The JSON report's `inference` member (a key and its object), which a shared cluster's report
+// writes for each service.
+void write_inference_figures(sim::JsonWriter& j, const InferenceReport& report);
 // One row per request (--requests-out).
 void write_requests_csv(std::ostream& out, const InferenceReport& report);
 // A Perfetto timeline: a track per replica with a slice per iteration and counters of its batch

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,36 +66,9 @@ void percentiles_row(std::FILE* out, const char* label, const infer::Percentiles
 
 }  // namespace
 
-void write_inference_summary(std::FILE* out, const InferenceReport& report) {
-  const scenario::Scenario& s = report.scenario;
-  const scenario::InferenceWorkload& w = s.inference;
+void write_service_figures(std::FILE* out, const InferenceReport& report) {
+  const scenario::InferenceWorkload& w = report.scenario.inference;
   const infer::ServiceMetrics& m = report.metrics;
-  const infer::KvBudget& b = w.budget;
-  std::fprintf(out, "scenario %s (seed %" PRIu64 ")\n", s.file.c_str(), s.seed);
-  print_user_catalog_entries(out, s);
-  std::fprintf(out, "cluster  %d node%s x %d %s\n", s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s",
-               s.cluster.node.gpus, s.accelerator.name.c_str());
-  const std::string pipeline = w.serving.pp > 1 ? " x pp " + std::to_string(w.serving.pp) + " (virtual engines)" : "";
-  std::fprintf(out, "service  %s (%.3g B parameters): %d replica%s of tp %d%s, %s weights, %s KV cache, %s\n",
-               w.model.name.c_str(), train::parameter_count(w.model) / 1e9, w.serving.replicas,
-               w.serving.replicas == 1 ? "" : "s", w.serving.tp, pipeline.c_str(), precision_name(w.serving.weights),
-               precision_name(w.serving.kv), routing_name(w.serving.routing));
-  if (w.prefill_replicas > 0) {
-    std::fprintf(
-        out,
-        "         disaggregated: %d prefill replica%s of tp %d hand each prompt's KV cache to the decode replicas\n",
-        w.prefill_replicas, w.prefill_replicas == 1 ? "" : "s", w.prefill.tp);
-  }
-  std::fprintf(out, "         %s, up to %d tokens and %d requests an iteration, %d-token blocks\n",
-               w.serving.chunked_prefill ? "chunked prefill" : "whole prompts", w.serving.max_batched_tokens,
-               w.serving.max_seqs, w.serving.block_tokens);
-  std::fprintf(out, "\nmemory per GPU (%s of %s the engine takes):\n", gib(b.usable_bytes).c_str(),
-               gib(s.accelerator.hbm_bytes).c_str());
-  std::fprintf(out, "  %-22s %12s\n", "weights", gib(b.weight_bytes).c_str());
-  std::fprintf(out, "  %-22s %12s\n", "activations", gib(b.activation_bytes).c_str());
-  std::fprintf(out, "  %-22s %12s = %" PRId64 " blocks, %" PRId64 " tokens\n", "KV cache", gib(b.kv_bytes).c_str(),
-               b.blocks, b.blocks * w.serving.block_tokens);
-
   std::fprintf(out, "\nrequests %" PRId64 " (%s", m.requests, arrival_name(w));
   if (w.source == scenario::RequestSource::kAzureLlm) {
     std::fprintf(out, " %s, %.4g x its rate", w.trace_file.c_str(), w.speedup);
@@ -130,7 +104,10 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
   if (w.autoscaler.enabled) {
     const infer::AutoscalerSpec& a = w.autoscaler;
     int low = a.max_replicas, high = 0;
-    for (const infer::ReplicaCount& c : report.run.replica_counts) {
+    // On a shared cluster the last count is the service leaving, every replica gone.
+    const auto& counts = report.run.replica_counts;
+    const std::size_t n = counts.size() - (report.shared && counts.size() > 1 ? 1 : 0);
+    for (const infer::ReplicaCount& c : std::span(counts.data(), n)) {
       low = std::min(low, c.ready);
       high = std::max(high, c.ready);
     }
@@ -145,6 +122,38 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
                    a.startup.to_seconds(), report.model_load.front().to_seconds(), w.model_load_tier.c_str());
     }
   }
+}
+
+void write_inference_summary(std::FILE* out, const InferenceReport& report) {
+  const scenario::Scenario& s = report.scenario;
+  const scenario::InferenceWorkload& w = s.inference;
+  const infer::KvBudget& b = w.budget;
+  std::fprintf(out, "scenario %s (seed %" PRIu64 ")\n", s.file.c_str(), s.seed);
+  print_user_catalog_entries(out, s);
+  std::fprintf(out, "cluster  %d node%s x %d %s\n", s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s",
+               s.cluster.node.gpus, s.accelerator.name.c_str());
+  const std::string pipeline = w.serving.pp > 1 ? " x pp " + std::to_string(w.serving.pp) + " (virtual engines)" : "";
+  std::fprintf(out, "service  %s (%.3g B parameters): %d replica%s of tp %d%s, %s weights, %s KV cache, %s\n",
+               w.model.name.c_str(), train::parameter_count(w.model) / 1e9, w.serving.replicas,
+               w.serving.replicas == 1 ? "" : "s", w.serving.tp, pipeline.c_str(), precision_name(w.serving.weights),
+               precision_name(w.serving.kv), routing_name(w.serving.routing));
+  if (w.prefill_replicas > 0) {
+    std::fprintf(
+        out,
+        "         disaggregated: %d prefill replica%s of tp %d hand each prompt's KV cache to the decode replicas\n",
+        w.prefill_replicas, w.prefill_replicas == 1 ? "" : "s", w.prefill.tp);
+  }
+  std::fprintf(out, "         %s, up to %d tokens and %d requests an iteration, %d-token blocks\n",
+               w.serving.chunked_prefill ? "chunked prefill" : "whole prompts", w.serving.max_batched_tokens,
+               w.serving.max_seqs, w.serving.block_tokens);
+  std::fprintf(out, "\nmemory per GPU (%s of %s the engine takes):\n", gib(b.usable_bytes).c_str(),
+               gib(s.accelerator.hbm_bytes).c_str());
+  std::fprintf(out, "  %-22s %12s\n", "weights", gib(b.weight_bytes).c_str());
+  std::fprintf(out, "  %-22s %12s\n", "activations", gib(b.activation_bytes).c_str());
+  std::fprintf(out, "  %-22s %12s = %" PRId64 " blocks, %" PRId64 " tokens\n", "KV cache", gib(b.kv_bytes).c_str(),
+               b.blocks, b.blocks * w.serving.block_tokens);
+
+  write_service_figures(out, report);
   infer::IterationTime t;
   for (const infer::ReplicaStats& r : report.run.replicas) {
     t.gemm += r.time.gemm;
@@ -180,10 +189,60 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
 }
 
+void write_inference_figures(sim::JsonWriter& j, const InferenceReport& report) {
+  const scenario::InferenceWorkload& w = report.scenario.inference;
+  const infer::ServiceMetrics& m = report.metrics;
+  j.key("inference");
+  j.begin_object();
+  j.member("requests", m.requests);
+  j.member("finished", m.finished);
+  percentiles_json(j, "ttft_s", m.ttft_s);
+  percentiles_json(j, "tpot_s", m.tpot_s);
+  percentiles_json(j, "e2e_s", m.e2e_s);
+  if (w.prefill_replicas > 0) percentiles_json(j, "kv_transfer_s", m.kv_transfer_s);
+  j.member("duration_s", m.duration_s);
+  j.member("input_tokens", m.input_tokens);
+  j.member("output_tokens", m.output_tokens);
+  j.member("throughput_tokens_per_s", m.throughput_tokens_per_s);
+  j.member("total_tokens_per_s", m.total_tokens_per_s);
+  j.member("requests_per_s", m.requests_per_s);
+  j.key("slo");
+  j.begin_object();
+  j.member("ttft_s", w.slo.ttft_s);
+  j.member("tpot_s", w.slo.tpot_s);
+  j.member("e2e_s", w.slo.e2e_s);
+  j.end_object();
+  j.member("good_requests", m.good_requests);
+  j.member("goodput_requests_per_s", m.goodput_requests_per_s);
+  j.member("kv_cache_utilization", m.kv_cache_utilization);
+  j.member("peak_kv_cache_utilization", m.peak_kv_cache_utilization);
+  j.member("preemptions", m.preemptions);
+  j.member("swapped_blocks", m.swapped_blocks);
+  j.member("mean_batch", m.mean_batch);
+  j.member("busy_fraction", m.busy_fraction);
+  j.member("alone_prefill_s", report.alone_prefill_s);
+  j.member("alone_decode_s", report.alone_decode_s);
+  j.key("replicas");  // the replica count over time: at 0 and after every change
+  j.begin_array();
+  for (const infer::ReplicaCount& c : report.run.replica_counts) {
+    j.begin_object();
+    j.member("time_s", c.time.to_seconds());
+    j.member("ready", c.ready);
+    j.member("starting", c.starting);
+    j.member("draining", c.draining);
+    if (report.shared) j.member("waiting", c.waiting);
+    j.end_object();
+  }
+  j.end_array();
+  j.member("replica_seconds", report.run.replica_seconds);
+  // The prefill pool does not scale: its replicas are up for the whole run.
+  j.member("gpu_hours", report.gpu_hours);
+  j.end_object();
+}
+
 void write_inference_json(std::ostream& out, const InferenceReport& report) {
   const scenario::Scenario& s = report.scenario;
   const scenario::InferenceWorkload& w = s.inference;
-  const infer::ServiceMetrics& m = report.metrics;
   sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
   j.begin_object();
   j.member("fathom_version", FATHOM_VERSION);
@@ -276,51 +335,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
     j.member("rate_per_s", w.generated.rate);
   }
   j.end_object();
-  j.key("inference");
-  j.begin_object();
-  j.member("requests", m.requests);
-  j.member("finished", m.finished);
-  percentiles_json(j, "ttft_s", m.ttft_s);
-  percentiles_json(j, "tpot_s", m.tpot_s);
-  percentiles_json(j, "e2e_s", m.e2e_s);
-  if (w.prefill_replicas > 0) percentiles_json(j, "kv_transfer_s", m.kv_transfer_s);
-  j.member("duration_s", m.duration_s);
-  j.member("input_tokens", m.input_tokens);
-  j.member("output_tokens", m.output_tokens);
-  j.member("throughput_tokens_per_s", m.throughput_tokens_per_s);
-  j.member("total_tokens_per_s", m.total_tokens_per_s);
-  j.member("requests_per_s", m.requests_per_s);
-  j.key("slo");
-  j.begin_object();
-  j.member("ttft_s", w.slo.ttft_s);
-  j.member("tpot_s", w.slo.tpot_s);
-  j.member("e2e_s", w.slo.e2e_s);
-  j.end_object();
-  j.member("good_requests", m.good_requests);
-  j.member("goodput_requests_per_s", m.goodput_requests_per_s);
-  j.member("kv_cache_utilization", m.kv_cache_utilization);
-  j.member("peak_kv_cache_utilization", m.peak_kv_cache_utilization);
-  j.member("preemptions", m.preemptions);
-  j.member("swapped_blocks", m.swapped_blocks);
-  j.member("mean_batch", m.mean_batch);
-  j.member("busy_fraction", m.busy_fraction);
-  j.member("alone_prefill_s", report.alone_prefill_s);
-  j.member("alone_decode_s", report.alone_decode_s);
-  j.key("replicas");  // the replica count over time: at 0 and after every change
-  j.begin_array();
-  for (const infer::ReplicaCount& c : report.run.replica_counts) {
-    j.begin_object();
-    j.member("time_s", c.time.to_seconds());
-    j.member("ready", c.ready);
-    j.member("starting", c.starting);
-    j.member("draining", c.draining);
-    j.end_object();
-  }
-  j.end_array();
-  j.member("replica_seconds", report.run.replica_seconds);
-  // The prefill pool does not scale: its replicas are up for the whole run.
-  j.member("gpu_hours", report.gpu_hours);
-  j.end_object();
+  write_inference_figures(j, report);
   j.key("replicas");
   j.begin_array();
   for (std::size_t r = 0; r < report.run.replicas.size(); ++r) {

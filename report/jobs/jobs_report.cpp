@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "models/workloads/jobs/shared_cluster.hpp"
 #include "models/workloads/training/comms_cache.hpp"
 #include "models/workloads/training/step_model.hpp"
 #include "report/terminal.hpp"
@@ -128,13 +129,67 @@ JobsSummary summarize_jobs(const scenario::JobsWorkload& w, const jobs::JobClust
     if (c.queued == 0) continue;
     const double dt = (run.timeline[k + 1].at - c.at).to_seconds();
     s.waiting_time_s += dt;
-    busy_while_waiting += dt * static_cast<double>(c.busy_gpus);
+    busy_while_waiting += dt * static_cast<double>(c.busy_gpus + c.service_gpus);  // services' GPUs are allocated too
   }
   if (s.waiting_time_s > 0) s.allocation_ratio = busy_while_waiting / (s.waiting_time_s * run.total_gpus);
   return s;
 }
 
-JobsReport evaluate_jobs(scenario::Scenario scenario) {
+namespace {
+
+// The scenario's services beside its jobs on one engine (jobs::run_shared_cluster): each service's
+// figures as an inference scenario of its own would give them, from its own copy of the scenario.
+void run_with_services(JobsReport& report, jobs::JobClusterSpec spec, unsigned threads) {
+  scenario::Scenario& s = report.scenario;
+  spec.checkpoint_save = s.jobs.checkpoint_save;
+  // Each service's scenario: this one with the service as its workload (and not the jobs).
+  std::vector<scenario::JobsWorkload::Service> services = std::move(s.jobs.services);
+  scenario::JobsWorkload jobs_workload = std::move(s.jobs);
+  std::vector<infer::IterationModel> models;
+  std::vector<jobs::SharedService> shared;
+  models.reserve(services.size());
+  bool apart = true;
+  for (const auto& service : services) {
+    InferenceReport& r = report.services.emplace_back();
+    r.scenario = s;
+    r.scenario.workload = scenario::WorkloadKind::kInference;
+    r.scenario.inference = service.workload;
+    r.scenario.expectations.clear();
+    r.shared = true;
+    models.push_back(replica_model(r.scenario));
+    alone_times(r, models.back());
+  }
+  s.jobs = std::move(jobs_workload);
+  s.jobs.services = std::move(services);
+  for (std::size_t k = 0; k < report.services.size(); ++k) {
+    InferenceReport& r = report.services[k];
+    const scenario::InferenceWorkload& w = r.scenario.inference;
+    infer::ServiceSpec service = service_spec(r.scenario);
+    r.model_load = service.autoscaler.load;
+    apart = apart && w.dispatch_delay > sim::SimTime::zero();
+    shared.push_back({w.requests, std::move(service), &models[k], s.jobs.services[k].priority, w.gpus_per_replica()});
+  }
+  sim::RunOptions options;
+  // The parallel scheduler needs every service's dispatch delay as its lookahead (service.hpp).
+  if (threads > 1 && apart) {
+    options.scheduler = sim::Scheduler::kParallel;
+    options.threads = threads;
+  }
+  jobs::SharedClusterRun run =
+      jobs::run_shared_cluster(s.jobs.jobs, s.jobs.job_estimates, std::move(spec), shared, s.seed, options);
+  report.run = std::move(run.jobs);
+  for (std::size_t k = 0; k < report.services.size(); ++k) {
+    InferenceReport& r = report.services[k];
+    const scenario::InferenceWorkload& w = r.scenario.inference;
+    r.run = std::move(run.services[k]);
+    r.metrics = infer::summarize(w.requests, r.run, w.slo);
+    r.gpu_hours = r.run.replica_seconds * w.gpus_per_replica() / 3600;
+  }
+}
+
+}  // namespace
+
+JobsReport evaluate_jobs(scenario::Scenario scenario, unsigned threads) {
   if (scenario.workload != scenario::WorkloadKind::kJobs) {
     const auto it = scenario.locations.find("workload.kind");
     throw scenario::ScenarioError(it == scenario.locations.end() ? scenario::Location{scenario.file, 0, 0} : it->second,
@@ -169,7 +224,12 @@ JobsReport evaluate_jobs(scenario::Scenario scenario) {
     spec.reference_rate = report.reference_rate;
     spec.fabric = &*fabric;
   }
-  report.run = jobs::run_job_cluster(s.jobs.jobs, s.jobs.job_estimates, spec, s.seed);
+  if (!s.jobs.training_priority.empty()) spec.priority = s.jobs.training_priority;
+  if (s.jobs.services.empty()) {
+    report.run = jobs::run_job_cluster(s.jobs.jobs, s.jobs.job_estimates, spec, s.seed);
+  } else {
+    run_with_services(report, std::move(spec), threads);
+  }
   report.summary = summarize_jobs(s.jobs, report.run);
   return report;
 }

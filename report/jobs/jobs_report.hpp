@@ -11,6 +11,7 @@
 
 #include "models/workloads/jobs/job_cluster.hpp"
 #include "models/workloads/jobs/packing_experiment.hpp"
+#include "report/inference/inference_report.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace fathom::sim {
@@ -53,16 +54,31 @@ struct JobsReport {
   std::vector<jobs::ModelledStep> modelled;
   std::vector<double> reference_rate;  // its ring rate there (jobs::FabricShare), bytes/s per flow
   std::vector<Alone> alone;
+  // `services`: each inference service beside the jobs, as its own report (scenario: this one
+  // with the service as its workload; no expectations or cost of its own).
+  std::vector<InferenceReport> services;
 };
 
-// Runs the scenario's trace. A scenario whose workload is not jobs is bad input
-// (scenario::ScenarioError at workload.kind).
-JobsReport evaluate_jobs(scenario::Scenario scenario);
+// Runs the scenario's trace, and its services beside it. A scenario whose workload is not jobs is
+// bad input (scenario::ScenarioError at workload.kind). `threads` > 1 runs the engine's parallel
+// scheduler when every service has a dispatch delay (its lookahead); the outcome is the same.
+JobsReport evaluate_jobs(scenario::Scenario scenario, unsigned threads = 1);
 
 // The figures, from a run (exposed for tests).
 JobsSummary summarize_jobs(const scenario::JobsWorkload& workload, const jobs::JobClusterRun& run);
 
+// What a service's replicas asked of the cluster (its initial replicas aside): claims, those
+// granted, their wait from asking to GPUs (seconds), the jobs they preempted.
+struct ServiceClaims {
+  int claims = 0, granted = 0, victims = 0;
+  double mean_wait_s = 0, max_wait_s = 0;
+};
+ServiceClaims service_claims(const jobs::JobClusterRun& run, std::uint32_t service);
+
 void write_jobs_summary(std::FILE* out, const JobsReport& report);
+// The services beside the jobs: each one's figures and claims (services_writers.cpp).
+void write_services_summary(std::FILE* out, const JobsReport& report);
+void write_services_json(sim::JsonWriter& j, const JobsReport& report);
 // The JSON report: the scenario, the trace, the policy and the `jobs` figures (docs/report.md).
 void write_jobs_json(std::ostream& out, const JobsReport& report);
 // Opens the report's JSON object and writes its first members: fathom's version and the scenario.

@@ -30,8 +30,15 @@ void write_jobs_trace(std::ostream& out, const JobsReport& report) {
     }
   }
   for (const jobs::ClusterSample& c : run.timeline) {
-    trace.counter(kCluster, "GPUs", c.at,
-                  {{"busy", static_cast<double>(c.busy_gpus)}, {"stranded", static_cast<double>(c.stranded_gpus)}});
+    if (report.services.empty()) {
+      trace.counter(kCluster, "GPUs", c.at,
+                    {{"busy", static_cast<double>(c.busy_gpus)}, {"stranded", static_cast<double>(c.stranded_gpus)}});
+    } else {
+      trace.counter(kCluster, "GPUs", c.at,
+                    {{"busy", static_cast<double>(c.busy_gpus)},
+                     {"stranded", static_cast<double>(c.stranded_gpus)},
+                     {"services", static_cast<double>(c.service_gpus)}});
+    }
     trace.counter(kCluster, "jobs", c.at, {{"queued", c.queued}, {"running", c.running}});
   }
   for (const jobs::StepChange& c : run.step_changes) {

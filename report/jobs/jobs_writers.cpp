@@ -263,6 +263,7 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
                static_cast<unsigned long long>(report.run.decisions));
   if (!w.training.empty()) write_training_jobs_summary(out, report);
   if (w.scheduler.policy == sched::Policy::kQuota) write_team_summary(out, report);
+  if (!report.services.empty()) write_services_summary(out, report);
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
 }
 
@@ -350,6 +351,7 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
   j.end_object();
   if (!w.training.empty()) write_training_jobs_json(j, report);
   if (w.scheduler.policy == sched::Policy::kQuota) write_team_json(j, report);
+  if (!report.services.empty()) write_services_json(j, report);
   j.key("simulation");
   j.begin_object();
   j.member("events", report.run.events);
@@ -386,12 +388,17 @@ void write_jobs_csv(std::ostream& out, const JobsReport& report) {
 
 void write_cluster_timeline_csv(std::ostream& out, const JobsReport& report) {
   const double total = static_cast<double>(report.run.total_gpus);
-  out << "time_s,busy_gpus,utilisation,queued,running,free_gpus,stranded_gpus,fragmentation\n";
+  // With services beside the jobs, their GPUs in a last column: busy_gpus are the jobs' alone.
+  const bool services = !report.services.empty();
+  out << "time_s,busy_gpus,utilisation,queued,running,free_gpus,stranded_gpus,fragmentation"
+      << (services ? ",service_gpus\n" : "\n");
   for (const jobs::ClusterSample& c : report.run.timeline) {
-    const std::int64_t free = report.run.total_gpus - c.busy_gpus;
+    const std::int64_t free = report.run.total_gpus - c.busy_gpus - c.service_gpus;
     out << exact_seconds(c.at) << ',' << c.busy_gpus << ',' << ten_digits(static_cast<double>(c.busy_gpus) / total)
         << ',' << c.queued << ',' << c.running << ',' << free << ',' << c.stranded_gpus << ','
-        << ten_digits(free > 0 ? static_cast<double>(c.stranded_gpus) / static_cast<double>(free) : 0.0) << '\n';
+        << ten_digits(free > 0 ? static_cast<double>(c.stranded_gpus) / static_cast<double>(free) : 0.0);
+    if (services) out << ',' << c.service_gpus;
+    out << '\n';
   }
 }
 

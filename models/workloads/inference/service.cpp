@@ -33,11 +33,13 @@ struct AdmitOf {
   std::uint32_t preloaded;
 };
 
-enum class State : std::uint8_t { kOff, kStarting, kReady, kDraining };
+// kAwaiting: on a shared cluster, asked for its GPUs and not yet given them.
+enum class State : std::uint8_t { kOff, kAwaiting, kStarting, kReady, kDraining };
 
 class RouterLp final : public sim::LogicalProcess {
  public:
-  RouterLp(std::span<const Request> requests, const ServiceSpec& spec) : requests_(requests), spec_(spec) {
+  RouterLp(std::span<const Request> requests, const ServiceSpec& spec, std::optional<ClaimLink> claims)
+      : requests_(requests), spec_(spec), claims_(claims) {
     const std::size_t n = lp_replicas(spec) + static_cast<std::size_t>(spec.disaggregation.prefill_replicas);
     decode_ = lp_replicas(spec);
     sender_free_.assign(n, 0);
@@ -48,7 +50,11 @@ class RouterLp final : public sim::LogicalProcess {
     busy_ns_.assign(n, 0);
     for (int r = 0; r < spec.serving.replicas; ++r) state_[static_cast<std::size_t>(r)] = State::kReady;
     for (std::size_t r = decode_; r < n; ++r) state_[r] = State::kReady;
+    load_of_.assign(n, sim::SimTime::zero());
   }
+
+  // Replica r is LP first + r.
+  void set_first_replica(sim::LpId first) { first_replica_ = first; }
 
   // The replicas that generate tokens: serving.replicas, or the autoscaler's max_replicas.
   static std::size_t lp_replicas(const ServiceSpec& spec) {
@@ -72,7 +78,11 @@ class RouterLp final : public sim::LogicalProcess {
     if (fabric_ && event.src == *fabric_ && event.kind == net::FabricLp::kDelivered) {
       // A KV cache has arrived at its decode replica: it may start decoding.
       const auto i = event.payload.as<std::uint32_t>();
-      ctx.send(kv_destination_[i] + 1, spec_.dispatch_delay, kAdmit, sim::Payload::of(AdmitOf{i, 1}));
+      ctx.send(first_replica_ + kv_destination_[i], spec_.dispatch_delay, kAdmit, sim::Payload::of(AdmitOf{i, 1}));
+      return;
+    }
+    if (claims_ && event.src == claims_->cluster && event.kind == jobs::kGranted) {
+      granted(event.payload.as<jobs::ClaimOf>().replica, ctx);
       return;
     }
     switch (event.kind) {
@@ -85,9 +95,10 @@ class RouterLp final : public sim::LogicalProcess {
         held_tokens_[d.replica] -= requests_[d.request].prompt;
         ++finished_;
         if (state_[d.replica] == State::kDraining && outstanding_[d.replica] == 0) {
-          state_[d.replica] = State::kOff;
+          stop(d.replica, ctx);
           record(ctx.now());
         }
+        if (claims_ && finished_ == requests_.size()) leave(ctx);
         return;
       }
       case kBusy:
@@ -122,6 +133,8 @@ class RouterLp final : public sim::LogicalProcess {
   }
 
   std::vector<ReplicaCount>& counts() { return counts_; }
+  // On a shared cluster, when the service handed its GPUs back (its last request's end).
+  std::optional<sim::SimTime> left() const { return left_; }
   double replica_seconds(sim::SimTime end) const {
     double total = up_seconds_;
     if (!counts_.empty()) {
@@ -137,8 +150,7 @@ class RouterLp final : public sim::LogicalProcess {
     const std::uint32_t replica = split ? pick(decode_, state_.size()) : pick(0, decode_);
     ++outstanding_[replica];
     held_tokens_[replica] += requests_[i].prompt;
-    // Replica r is LP r + 1.
-    ctx.send(replica + 1, spec_.dispatch_delay, kAdmit, sim::Payload::of(AdmitOf{i, 0}));
+    ctx.send(first_replica_ + replica, spec_.dispatch_delay, kAdmit, sim::Payload::of(AdmitOf{i, 0}));
     if (i + 1 < requests_.size()) {
       ctx.send(ctx.self(), requests_[i + 1].arrival - requests_[i].arrival, kArrive, sim::Payload::of(i + 1));
     }
@@ -198,6 +210,7 @@ class RouterLp final : public sim::LogicalProcess {
     c.time = now;
     for (std::size_t r = 0; r < decode_; ++r) {  // the decode pool: the prefill pool does not scale
       const State x = state_[r];
+      c.waiting += x == State::kAwaiting ? 1 : 0;
       c.ready += x == State::kReady ? 1 : 0;
       c.starting += x == State::kStarting ? 1 : 0;
       c.draining += x == State::kDraining ? 1 : 0;
@@ -223,7 +236,7 @@ class RouterLp final : public sim::LogicalProcess {
         busy_since_[r] = now;
       }
       busy_ns_[r] = 0;
-      if (state_[r] == State::kReady || state_[r] == State::kStarting) ++active;
+      if (state_[r] == State::kReady || state_[r] == State::kStarting || state_[r] == State::kAwaiting) ++active;
       if (state_[r] != State::kReady) continue;
       ++ready;
       metric += a.metric == ScaleMetric::kUtilization ? static_cast<double>(busy) / static_cast<double>(a.interval.ns())
@@ -264,19 +277,74 @@ class RouterLp final : public sim::LogicalProcess {
       const sim::SimTime load =
           a.load.empty() ? sim::SimTime::zero() : a.load[std::min(started.size(), a.load.size()) - 1];
       for (std::uint32_t r : started) {
+        if (claims_) {
+          // On a shared cluster it starts when the cluster gives it GPUs (granted()).
+          state_[r] = State::kAwaiting;
+          load_of_[r] = load;
+          ctx.send(claims_->cluster, sim::SimTime::zero(), jobs::kClaim, claim_of(r));
+          continue;
+        }
         state_[r] = State::kStarting;
         ctx.send(ctx.self(), sim::SimTime::saturating_add(a.startup, load), kReady, sim::Payload::of(r));
       }
     }
     for (int k = 0; k < -change; ++k) {
-      // The highest ready replica drains; it stops at once when it holds nothing.
-      for (std::size_t r = decode_; r-- > 0;) {
-        if (state_[r] != State::kReady) continue;
-        state_[r] = outstanding_[r] == 0 ? State::kOff : State::kDraining;
-        break;
+      // A replica still waiting for GPUs is withdrawn first (as Kubernetes deletes unscheduled
+      // pods first); else the highest ready replica drains, and stops at once when it holds nothing.
+      const auto highest = [&](State x) {
+        for (std::size_t r = decode_; r-- > 0;) {
+          if (state_[r] == x) return static_cast<std::int64_t>(r);
+        }
+        return std::int64_t{-1};
+      };
+      if (const std::int64_t r = highest(State::kAwaiting); r >= 0) {
+        state_[static_cast<std::size_t>(r)] = State::kOff;
+        ctx.send(claims_->cluster, sim::SimTime::zero(), jobs::kCancelClaim, claim_of(static_cast<std::uint32_t>(r)));
+      } else if (const std::int64_t q = highest(State::kReady); q >= 0) {
+        const auto r2 = static_cast<std::uint32_t>(q);
+        if (outstanding_[r2] == 0) {
+          stop(r2, ctx);
+        } else {
+          state_[r2] = State::kDraining;
+        }
       }
     }
     if (change != 0) record(ctx.now());
+  }
+
+  sim::Payload claim_of(std::uint32_t r) const { return sim::Payload::of(jobs::ClaimOf{claims_->service, r}); }
+
+  // A replica stops: on a shared cluster its GPUs go back.
+  void stop(std::uint32_t r, sim::Context& ctx) {
+    state_[r] = State::kOff;
+    if (claims_) ctx.send(claims_->cluster, sim::SimTime::zero(), jobs::kRelease, claim_of(r));
+  }
+
+  // The cluster gave replica r its GPUs: it starts, and is ready after its start-up and the
+  // model's load. One withdrawn meanwhile hands them back at once.
+  void granted(std::uint32_t r, sim::Context& ctx) {
+    if (state_[r] != State::kAwaiting) {
+      ctx.send(claims_->cluster, sim::SimTime::zero(), jobs::kRelease, claim_of(r));
+      return;
+    }
+    state_[r] = State::kStarting;
+    ctx.send(ctx.self(), sim::SimTime::saturating_add(spec_.autoscaler.startup, load_of_[r]), kReady,
+             sim::Payload::of(r));
+    record(ctx.now());
+  }
+
+  // Every request has ended: the service leaves the shared cluster, its GPUs back to the jobs.
+  void leave(sim::Context& ctx) {
+    for (std::uint32_t r = 0; r < decode_; ++r) {
+      if (state_[r] == State::kAwaiting) {
+        state_[r] = State::kOff;
+        ctx.send(claims_->cluster, sim::SimTime::zero(), jobs::kCancelClaim, claim_of(r));
+      } else if (state_[r] != State::kOff) {
+        stop(r, ctx);
+      }
+    }
+    left_ = ctx.now();
+    record(ctx.now());
   }
 
   std::span<const Request> requests_;
@@ -298,6 +366,10 @@ class RouterLp final : public sim::LogicalProcess {
   std::vector<std::uint32_t> kv_destination_;  // by request: the decode replica its KV cache goes to
   std::vector<ReplicaCount> counts_;
   double up_seconds_ = 0;
+  std::optional<ClaimLink> claims_;    // on a shared cluster: where GPUs come from
+  sim::LpId first_replica_ = 1;        // the LP of replica 0
+  std::vector<sim::SimTime> load_of_;  // by replica waiting for GPUs: its model load once they come
+  std::optional<sim::SimTime> left_;
 };
 
 class ReplicaLp final : public sim::LogicalProcess {
@@ -307,8 +379,8 @@ class ReplicaLp final : public sim::LogicalProcess {
   // (vLLM V0's pipeline parallelism), each with its own batch and 1/pp of the cache; a request
   // goes to the one with the fewest unfinished requests (ties: the lowest).
   ReplicaLp(std::int32_t index, std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
-            std::vector<RequestOutcome>& outcomes, bool prefill)
-      : index_(index), prefill_(prefill), requests_(requests), spec_(spec), outcomes_(outcomes) {
+            std::vector<RequestOutcome>& outcomes, bool prefill, sim::LpId router)
+      : index_(index), prefill_(prefill), router_(router), requests_(requests), spec_(spec), outcomes_(outcomes) {
     const ServingSpec& serving = prefill ? spec.disaggregation.prefill : spec.serving;
     const std::int64_t blocks = prefill ? spec.disaggregation.prefill_kv_blocks : spec.kv_blocks;
     const int engines = std::max(1, serving.pp);
@@ -349,11 +421,11 @@ class ReplicaLp final : public sim::LogicalProcess {
       const DoneOf done{static_cast<std::uint32_t>(index_), r};
       if (prefill_) {
         if (requests_[r].output == 1) outcomes_[r].end = ctx.now();
-        ctx.send(0, spec_.dispatch_delay, kPrefilled, sim::Payload::of(done));
+        ctx.send(router_, spec_.dispatch_delay, kPrefilled, sim::Payload::of(done));
         continue;
       }
       outcomes_[r].end = ctx.now();
-      ctx.send(0, spec_.dispatch_delay, kDone, sim::Payload::of(done));
+      ctx.send(router_, spec_.dispatch_delay, kDone, sim::Payload::of(done));
     }
     busy_[e] = false;
     begin(e, ctx);
@@ -377,7 +449,7 @@ class ReplicaLp final : public sim::LogicalProcess {
     stats_.swapped_blocks += engine.swapped_out();
     if (seconds < 0) {
       if (reported_busy_ && std::none_of(busy_.begin(), busy_.end(), [](bool b) { return b; })) {
-        ctx.send(0, spec_.dispatch_delay, kIdle, sim::Payload::of(static_cast<std::uint32_t>(index_)));
+        ctx.send(router_, spec_.dispatch_delay, kIdle, sim::Payload::of(static_cast<std::uint32_t>(index_)));
         reported_busy_ = false;
       }
       if (!engine.idle()) {
@@ -410,7 +482,7 @@ class ReplicaLp final : public sim::LogicalProcess {
     }
     busy_[e] = true;
     if (!reported_busy_) {
-      ctx.send(0, spec_.dispatch_delay, kBusy, sim::Payload::of(static_cast<std::uint32_t>(index_)));
+      ctx.send(router_, spec_.dispatch_delay, kBusy, sim::Payload::of(static_cast<std::uint32_t>(index_)));
       reported_busy_ = true;
     }
     ctx.send(ctx.self(), d, kIterationEnd, sim::Payload::of(static_cast<std::uint32_t>(e)));
@@ -418,6 +490,7 @@ class ReplicaLp final : public sim::LogicalProcess {
 
   std::int32_t index_;
   bool prefill_;
+  sim::LpId router_;
   std::span<const Request> requests_;
   const ServiceSpec& spec_;
   std::vector<ReplicaEngine> engines_;  // pp virtual engines (one without a pipeline)
@@ -431,8 +504,21 @@ class ReplicaLp final : public sim::LogicalProcess {
 
 }  // namespace
 
-ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
-                       std::uint64_t seed, const sim::RunOptions& options, const IterationModel* prefill_model) {
+struct ServiceOnEngine::Parts {
+  std::span<const Request> requests;
+  const ServiceSpec& spec;
+  const IterationModel& model;
+  const IterationModel* prefill_model;
+  std::optional<ClaimLink> claims;
+  ServiceRun run;
+  RouterLp* router = nullptr;
+  std::vector<ReplicaLp*> replicas;
+};
+
+ServiceOnEngine::ServiceOnEngine(std::span<const Request> requests, const ServiceSpec& spec,
+                                 const IterationModel& model, const IterationModel* prefill_model,
+                                 std::optional<ClaimLink> claims)
+    : parts_(std::make_unique<Parts>(Parts{requests, spec, model, prefill_model, claims, {}, nullptr, {}})) {
   for (std::size_t i = 1; i < requests.size(); ++i) {
     if (requests[i].arrival < requests[i - 1].arrival) {
       throw std::invalid_argument("requests: request " + std::to_string(i) + " arrives before the one above it");
@@ -444,6 +530,7 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
   if (d.enabled()) {
     if (prefill_model == nullptr)
       throw std::invalid_argument("run_service: a disaggregated service needs a prefill model");
+    if (claims) throw std::invalid_argument("run_service: a disaggregated service on a shared cluster");
     if (d.node_of.size() != decode + static_cast<std::size_t>(d.prefill_replicas)) {
       throw std::invalid_argument("run_service: node_of must give every replica's node");
     }
@@ -454,23 +541,29 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
       throw std::invalid_argument("run_service: the KV transfer's rates must be positive");
     }
   }
-  ServiceRun run;
-  run.requests.assign(requests.size(), RequestOutcome{});
-  sim::Simulation simulation(seed);
+  parts_->run.requests.assign(requests.size(), RequestOutcome{});
+}
+
+ServiceOnEngine::~ServiceOnEngine() = default;
+
+sim::LpId ServiceOnEngine::add_to(sim::Simulation& simulation, std::uint32_t group) {
+  Parts& p = *parts_;
+  const ServiceSpec& spec = p.spec;
+  const DisaggregationSpec& d = spec.disaggregation;
+  const std::size_t decode = RouterLp::lp_replicas(spec);
   const bool apart = spec.dispatch_delay > sim::SimTime::zero();
-  auto router_lp = std::make_unique<RouterLp>(requests, spec);
-  RouterLp* router = router_lp.get();
+  auto router_lp = std::make_unique<RouterLp>(p.requests, spec, p.claims);
+  p.router = router_lp.get();
   // The router's group: the fabric joins it, so that a post may use the fabric's own lookahead.
-  constexpr std::uint32_t kRouterGroup = 0;
-  simulation.add(std::move(router_lp), kRouterGroup);
-  std::vector<ReplicaLp*> replicas;
+  const sim::LpId router = simulation.add(std::move(router_lp), group);
+  p.router->set_first_replica(router + 1);
   const std::size_t all = decode + static_cast<std::size_t>(d.prefill_replicas);
   for (std::size_t r = 0; r < all; ++r) {
     const bool prefill = r >= decode;
-    auto lp = std::make_unique<ReplicaLp>(static_cast<std::int32_t>(r), requests, spec,
-                                          prefill ? *prefill_model : model, run.requests, prefill);
-    replicas.push_back(lp.get());
-    simulation.add(std::move(lp), apart ? sim::Simulation::kOwnGroup : 0);
+    auto lp = std::make_unique<ReplicaLp>(static_cast<std::int32_t>(r), p.requests, spec,
+                                          prefill ? *p.prefill_model : p.model, p.run.requests, prefill, router);
+    p.replicas.push_back(lp.get());
+    simulation.add(std::move(lp), apart ? sim::Simulation::kOwnGroup : group);
   }
   if (d.enabled() && d.fabric) {
     auto fabric = std::make_unique<net::FabricLp>(*d.fabric);
@@ -479,22 +572,36 @@ ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spe
       const net::ConnectionId id = fabric->open(d.kv_connections[c]);
       if (c == 0) first = id;
     }
-    router->use_fabric(static_cast<sim::LpId>(all + 1), fabric->lookahead(), first);
-    simulation.add(std::move(fabric), kRouterGroup);
+    const sim::SimTime lookahead = fabric->lookahead();
+    p.router->use_fabric(simulation.add(std::move(fabric), group), lookahead, first);
   }
   if (apart) simulation.set_lookahead(spec.dispatch_delay);
-  const sim::RunResult result = simulation.run(options);
-  run.end = result.last_event_time;
+  return router;
+}
+
+ServiceRun ServiceOnEngine::collect(const sim::RunResult& result) {
+  Parts& p = *parts_;
+  ServiceRun& run = p.run;
+  // On a shared cluster the engine runs on after the service leaves: its span ends when it left.
+  run.end = p.router->left().value_or(result.last_event_time);
   run.events = result.committed;
   run.fingerprint = result.fingerprint;
-  run.replica_seconds = router->replica_seconds(run.end);  // before the counts are moved out
-  run.replica_counts = std::move(router->counts());
-  for (ReplicaLp* r : replicas) {
+  run.replica_seconds = p.router->replica_seconds(run.end);  // before the counts are moved out
+  run.replica_counts = std::move(p.router->counts());
+  for (ReplicaLp* r : p.replicas) {
     run.replicas.push_back(r->stats());
     auto& records = r->records();
     run.iterations.insert(run.iterations.end(), records.begin(), records.end());
   }
-  return run;
+  return std::move(run);
+}
+
+ServiceRun run_service(std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
+                       std::uint64_t seed, const sim::RunOptions& options, const IterationModel* prefill_model) {
+  ServiceOnEngine service(requests, spec, model, prefill_model);
+  sim::Simulation simulation(seed);
+  service.add_to(simulation, 0);
+  return service.collect(simulation.run(options));
 }
 
 }  // namespace fathom::infer

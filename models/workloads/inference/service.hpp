@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "models/workloads/inference/replica_engine.hpp"
 #include "models/workloads/inference/requests.hpp"
 #include "models/workloads/inference/serving_spec.hpp"
+#include "models/workloads/jobs/gpu_claims.hpp"
 #include "sim/simulation.hpp"
 #include "sim/time.hpp"
 
@@ -131,6 +133,7 @@ struct IterationRecord {
 struct ReplicaCount {
   sim::SimTime time;
   std::int32_t ready = 0, starting = 0, draining = 0;
+  std::int32_t waiting = 0;  // on a shared cluster: asked for GPUs, not yet given them
 };
 
 struct ServiceRun {
@@ -142,6 +145,36 @@ struct ServiceRun {
   sim::SimTime end;                          // the last event's time
   std::uint64_t events = 0;
   std::uint64_t fingerprint = 0;
+};
+
+// On a shared cluster (jobs/gpu_claims.hpp): the cluster's logical process, which gives replicas
+// their GPUs, and this service's number there. The replicas ready at time 0 hold theirs already;
+// one the autoscaler adds waits for them before it starts, and one that stops hands them back.
+// When its last request ends the service leaves the cluster, every GPU handed back.
+struct ClaimLink {
+  sim::LpId cluster = 0;
+  std::uint32_t service = 0;
+};
+
+// A service's logical processes on an engine that may hold other models (a shared cluster's):
+// the router in `group`, the replicas in groups of their own when the service has a dispatch
+// delay (the engine's lookahead then), else in `group` too. Checks its input as run_service does.
+class ServiceOnEngine {
+ public:
+  ServiceOnEngine(std::span<const Request> requests, const ServiceSpec& spec, const IterationModel& model,
+                  const IterationModel* prefill_model = nullptr, std::optional<ClaimLink> claims = std::nullopt);
+  ~ServiceOnEngine();
+  ServiceOnEngine(const ServiceOnEngine&) = delete;
+  ServiceOnEngine& operator=(const ServiceOnEngine&) = delete;
+
+  // Adds the service's logical processes to `simulation`; returns the router's id.
+  sim::LpId add_to(sim::Simulation& simulation, std::uint32_t group);
+  // What happened, once the engine has run (and before it is destroyed). Once.
+  ServiceRun collect(const sim::RunResult& result);
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
 };
 
 // Runs `requests` (in arrival order) through spec.serving.replicas replicas (up to the

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <list>
 #include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
 
+#include "models/placement/replica_placement.hpp"
+#include "models/workloads/jobs/claim_victims.hpp"
 #include "sim/context.hpp"
 #include "sim/errors.hpp"
 #include "sim/logical_process.hpp"
@@ -17,7 +20,7 @@ namespace fathom::jobs {
 
 namespace {
 
-enum Kind : sim::EventKind { kSubmit, kFinish, kDecide, kCorrect, kWake };
+enum Kind : sim::EventKind { kSubmit, kFinish, kDecide, kCorrect, kWake, kSaved };
 
 // A finish or correction event names the job and which of its predictions it is: a later
 // prediction (a new step time, a preemption, a restart) makes the earlier one stale.
@@ -43,8 +46,11 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         restart_ns_(static_cast<double>(spec.restart_overhead.ns())),
         modelled_(spec.modelled),
         reference_rate_(spec.reference_rate),
-        fabric_(spec.fabric) {
-    if (preemptive_ || fabric_ != nullptr) progress_.resize(jobs.size());
+        fabric_(spec.fabric),
+        claimants_(spec.claimants),
+        priority_(spec.priority),
+        save_(spec.checkpoint_save) {
+    if (preemptive_ || fabric_ != nullptr || !claimants_.empty()) progress_.resize(jobs.size());
     run_.jobs.resize(jobs.size());
     run_.estimates.assign(estimates.begin(), estimates.end());
     expected_end_.resize(jobs.size());
@@ -53,6 +59,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     run_.timeline.reserve(2 * jobs.size());
     run_.shares.reserve(jobs.size());
     run_.total_gpus = pool_.total_gpus();
+    place_initial_replicas();
   }
 
   JobClusterRun take() { return std::move(run_); }
@@ -63,6 +70,10 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
 
   void on_event(const sim::Event& event, sim::Context& ctx) override {
     ctx_ = &ctx;
+    if (event.kind >= kClaim) {
+      on_claim(event);
+      return;
+    }
     const auto job = event.payload.as<std::uint32_t>();  // EventOf's first member
     switch (event.kind) {
       case kSubmit: {
@@ -91,14 +102,18 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         wakes_.erase(ctx.now());
         request_decision(ctx);
         break;
+      case kSaved:
+        if (event.payload.as<EventOf>().generation != progress_[job].generation) break;
+        saved(job);
+        request_decision(ctx);
+        break;
       case kDecide:
         decision_pending_ = false;
         ++run_.decisions;
+        serve_claims();
         scheduler_->schedule(*this);
         if (reshare_pending_) reshare();
-        run_.timeline.push_back({ctx.now(), pool_.total_gpus() - pool_.total_free(), pool_.free_on_partial_nodes(),
-                                 static_cast<std::uint32_t>(scheduler_->queued()),
-                                 static_cast<std::uint32_t>(running_.size())});
+        sample();
         break;
       default:
         throw sim::ModelError("job cluster: an event of unknown kind " + std::to_string(event.kind));
@@ -116,6 +131,18 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     std::uint32_t generation = 0;  // of its predicted end
     std::uint32_t starts = 0;      // runs so far
     bool running = false;
+    bool saving = false;  // preempted by a claim: writing its checkpoint on its GPUs
+  };
+
+  // A replica's claim while it waits: for GPUs to free, or for the jobs it preempted to checkpoint
+  // (`waiting` of them), its GPUs taken from the pool as they free.
+  struct Claim {
+    std::uint32_t service = 0, replica = 0;
+    std::size_t record = 0;                // in run_.claims
+    std::vector<place::NodeShare> target;  // where it goes, once its victims have left
+    std::vector<place::NodeShare> taken;   // of the target, held for it so far
+    std::uint32_t waiting = 0;
+    bool cancelled = false;
   };
 
   void request_decision(sim::Context& ctx) {
@@ -124,10 +151,183 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     ctx.send(ctx.self(), sim::SimTime::zero(), kDecide, {}, kAfterChanges);
   }
 
+  void sample() {
+    ClusterSample x;
+    x.at = now();
+    x.busy_gpus = pool_.total_gpus() - pool_.total_free() - service_gpus_;
+    x.service_gpus = service_gpus_;
+    x.stranded_gpus = pool_.free_on_partial_nodes();
+    x.queued = static_cast<std::uint32_t>(scheduler_->queued());
+    x.running = static_cast<std::uint32_t>(running_.size());
+    run_.timeline.push_back(x);
+  }
+
+  int priority(std::uint32_t job) const { return priority_.empty() ? 0 : priority_[job]; }
+
+  // The services' replicas ready at time 0: placed before any job arrives.
+  void place_initial_replicas() {
+    for (std::uint32_t s = 0; s < claimants_.size(); ++s) {
+      const Claimant& c = claimants_[s];
+      for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(c.initial); ++r) {
+        std::vector<place::NodeShare> shares;
+        if (!place::place_replica(pool_, c.gpus_per_replica, shares)) {
+          throw sim::ModelError("shared cluster: service " + std::to_string(s + 1) + "'s " + std::to_string(c.initial) +
+                                " initial replicas of " + std::to_string(c.gpus_per_replica) +
+                                " GPUs do not fit the cluster beside the " + "other services'");
+        }
+        pool_.take(shares);
+        service_gpus_ += c.gpus_per_replica;
+        run_.claims.push_back({s, r, sim::SimTime::zero(), sim::SimTime::zero()});
+        held_[{s, r}] = {std::move(shares), run_.claims.size() - 1};
+      }
+    }
+  }
+
+  void on_claim(const sim::Event& event) {
+    const auto c = event.payload.as<ClaimOf>();
+    if (c.service >= claimants_.size()) throw sim::ModelError("shared cluster: a claim from an unknown service");
+    switch (event.kind) {
+      case kClaim:
+        run_.claims.push_back({c.service, c.replica, now()});
+        claims_.emplace_back();
+        claims_.back().service = c.service;
+        claims_.back().replica = c.replica;
+        claims_.back().record = run_.claims.size() - 1;
+        break;
+      case kCancelClaim: {
+        const auto it = std::find_if(claims_.begin(), claims_.end(),
+                                     [&](const Claim& w) { return w.service == c.service && w.replica == c.replica; });
+        if (it == claims_.end()) return;  // granted already: the router releases it on the grant
+        pool_.give(it->taken);
+        service_gpus_ -= gpus_of(it->taken);
+        it->taken.clear();
+        if (it->waiting == 0) {
+          claims_.erase(it);
+        } else {
+          it->cancelled = true;  // its victims still checkpoint; their GPUs go to the pool
+        }
+        break;
+      }
+      case kRelease: {
+        const auto it = held_.find({c.service, c.replica});
+        if (it == held_.end()) throw sim::ModelError("shared cluster: a release of GPUs the replica does not hold");
+        pool_.give(it->second.first);
+        service_gpus_ -= gpus_of(it->second.first);
+        run_.claims[it->second.second].released = now();
+        held_.erase(it);
+        break;
+      }
+      default:
+        throw sim::ModelError("shared cluster: an event of unknown kind " + std::to_string(event.kind));
+    }
+    request_decision(*ctx_);
+  }
+
+  static std::int64_t gpus_of(std::span<const place::NodeShare> shares) {
+    std::int64_t n = 0;
+    for (const place::NodeShare& x : shares) n += x.gpus;
+    return n;
+  }
+
+  // Before any waiting job: each claim, in the order they came, gets free GPUs, or preempts jobs of
+  // lower priority to make room, or waits.
+  void serve_claims() {
+    for (Claim& c : claims_) {
+      if (c.waiting > 0 || c.cancelled) continue;
+      const Claimant& who = claimants_[c.service];
+      std::vector<place::NodeShare> shares;
+      if (place::place_replica(pool_, who.gpus_per_replica, shares)) {
+        c.target = shares;
+        take_for(c);
+        continue;
+      }
+      std::vector<VictimCandidate> candidates;
+      for (const sched::RunningJob& r : running_) {
+        if (progress_[r.job].saving || priority(r.job) >= who.priority) continue;
+        const JobRun& run = run_.jobs[r.job];
+        candidates.push_back({r.job, priority(r.job), run.last_start,
+                              std::span<const place::NodeShare>(run_.shares.data() + run.first_share,
+                                                                static_cast<std::size_t>(run.nodes))});
+      }
+      std::optional<Eviction> e = choose_victims(pool_, std::move(candidates), who.gpus_per_replica);
+      if (!e) continue;  // it waits for GPUs to free
+      c.target = std::move(e->replica);
+      run_.claims[c.record].victims = static_cast<std::uint32_t>(e->victims.size());
+      for (const std::uint32_t job : e->victims) begin_save(job, c);
+      take_for(c);
+    }
+    claims_.remove_if([](const Claim& c) { return c.target.size() > 0 && c.waiting == 0 && !c.cancelled; });
+  }
+
+  // Takes the free GPUs of the claim's target it does not hold yet; grants it when it holds all.
+  void take_for(Claim& c) {
+    for (const place::NodeShare& t : c.target) {
+      std::int32_t held = 0;
+      for (const place::NodeShare& x : c.taken) held += x.node == t.node ? x.gpus : 0;
+      const std::int32_t more = std::min(t.gpus - held, pool_.free(t.node));
+      if (more <= 0) continue;
+      const place::NodeShare share{t.node, more};
+      pool_.take(std::span<const place::NodeShare>(&share, 1));
+      c.taken.push_back(share);
+      service_gpus_ += more;
+    }
+    if (c.waiting > 0) return;
+    if (gpus_of(c.taken) != claimants_[c.service].gpus_per_replica) {
+      throw sim::ModelError("shared cluster: a claim's GPUs did not free as its victims left");
+    }
+    run_.claims[c.record].granted = now();
+    held_[{c.service, c.replica}] = {std::move(c.taken), c.record};
+    ctx_->send(claimants_[c.service].lp, sim::SimTime::zero(), kGranted,
+               sim::Payload::of(ClaimOf{c.service, c.replica}));
+  }
+
+  // A job a claim preempts: its work so far is kept, and it writes its checkpoint on its GPUs for
+  // checkpoint_save before they free (saved()).
+  void begin_save(std::uint32_t job, Claim& c) {
+    Progress& p = progress_[job];
+    credit(p);
+    p.saving = true;
+    const std::uint32_t generation = ++p.generation;  // its predicted end is void
+    claim_of_[job] = &c;
+    ++c.waiting;
+    // The scheduler expects its GPUs when the checkpoint is written.
+    running_.erase({expected_end_[job], job, jobs_[job].gpus});
+    expected_end_[job] = sim::SimTime::saturating_add(now(), save_);
+    running_.insert({expected_end_[job], job, jobs_[job].gpus});
+    ctx_->send(ctx_->self(), save_, kSaved, sim::Payload::of(EventOf{job, generation}));
+  }
+
+  // A preempted job's checkpoint is written: its GPUs free, the claim takes its part, and the job
+  // waits to resume with what is left of its estimate.
+  void saved(std::uint32_t job) {
+    Progress& p = progress_[job];
+    p.saving = false;
+    stop(job);
+    JobRun& r = run_.jobs[job];
+    ++r.preemptions;
+    ++run_.preemptions;
+    run_.earlier_runs.push_back({job, r.last_start, now(), r.first_share, r.nodes});
+    const sim::SimTime done = r.executed;
+    const sim::SimTime estimate = run_.estimates[job] > done ? run_.estimates[job] - done : sim::SimTime::zero();
+    const std::int32_t team = team_from_user_ ? jobs_[job].user : jobs_[job].group;
+    scheduler_->submit({job, jobs_[job].gpus, jobs_[job].submit, estimate, team});
+    const auto it = claim_of_.find(job);
+    Claim& c = *it->second;
+    claim_of_.erase(it);
+    --c.waiting;
+    if (c.cancelled) {
+      if (c.waiting == 0) claims_.remove_if([&](const Claim& x) { return &x == &c; });
+      return;
+    }
+    take_for(c);
+    if (c.waiting == 0) claims_.remove_if([&](const Claim& x) { return &x == &c; });
+  }
+
   // SchedulingContext
   sim::SimTime now() const override { return ctx_->now(); }
   std::int64_t free_gpus() const override { return pool_.total_free(); }
   std::int64_t total_gpus() const override { return pool_.total_gpus(); }
+  std::int64_t held_elsewhere() const override { return service_gpus_; }
   const sched::RunningJobs& running() const override { return running_; }
 
   sim::SimTime executed(std::uint32_t job) const override {
@@ -249,13 +449,14 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
 
   // A running job past its predicted end: expected to end when its request runs out instead.
   void correct(std::uint32_t job) {
+    if (tracked(job) && progress_[job].saving) return;  // it ends when its checkpoint is written
     running_.erase({expected_end_[job], job, jobs_[job].gpus});
     expected_end_[job] = sim::SimTime::saturating_add(run_.jobs[job].start, estimates_[job]);
     running_.insert({expected_end_[job], job, jobs_[job].gpus});
   }
 
   // A job whose progress is kept: one a policy may preempt, or whose step time may change.
-  bool tracked(std::uint32_t job) const { return preemptive_ || shares_fabric(job); }
+  bool tracked(std::uint32_t job) const { return preemptive_ || !claimants_.empty() || shares_fabric(job); }
 
   // A modelled job on several nodes: its step time depends on its neighbours on the fabric.
   bool shares_fabric(std::uint32_t job) const {
@@ -332,6 +533,14 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   std::set<std::uint32_t> fresh_;       // sharing jobs started since the last reshare
   std::set<sim::SimTime> wakes_;        // wake-ups asked for and not yet come
   bool reshare_pending_ = false;
+  std::span<const Claimant> claimants_;
+  std::span<const int> priority_;
+  sim::SimTime save_;
+  std::list<Claim> claims_;                   // waiting, in the order they came
+  std::map<std::uint32_t, Claim*> claim_of_;  // by job checkpointing: the claim it frees GPUs for
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::vector<place::NodeShare>, std::size_t>>
+      held_;                       // by (service, replica): its GPUs and its record
+  std::int64_t service_gpus_ = 0;  // held by replicas and for claims
 };
 
 }  // namespace
@@ -350,7 +559,7 @@ std::vector<JobSegment> all_runs(const JobClusterRun& run) {
 }
 
 JobClusterRun run_job_cluster(std::span<const TraceJob> jobs, std::span<const sim::SimTime> estimates,
-                              const JobClusterSpec& spec, std::uint64_t seed) {
+                              const JobClusterSpec& spec, std::uint64_t seed, const ClusterTenants* tenants) {
   if (estimates.size() != jobs.size()) {
     throw std::invalid_argument("run_job_cluster: " + std::to_string(estimates.size()) + " estimates for " +
                                 std::to_string(jobs.size()) + " jobs");
@@ -378,11 +587,26 @@ JobClusterRun run_job_cluster(std::span<const TraceJob> jobs, std::span<const si
       throw std::invalid_argument(where() + " has a negative run time or estimate");
     }
   }
+  if (!spec.priority.empty() && spec.priority.size() != jobs.size()) {
+    throw std::invalid_argument("run_job_cluster: " + std::to_string(spec.priority.size()) + " priorities for " +
+                                std::to_string(jobs.size()) + " jobs");
+  }
+  if (!spec.claimants.empty() && tenants == nullptr) {
+    throw std::invalid_argument("run_job_cluster: services claim GPUs but none are on the engine");
+  }
+  if (!spec.claimants.empty() && spec.scheduler.policy != sched::Policy::kQueue) {
+    throw std::invalid_argument("run_job_cluster: services run beside the queue policies only, not " +
+                                std::string(sched::policy_name(spec.scheduler.policy)));
+  }
   sim::Simulation simulation(seed);
   auto lp = std::make_unique<JobClusterLp>(jobs, estimates, spec);
   JobClusterLp* cluster = lp.get();
-  simulation.add(std::move(lp));
-  const sim::RunResult result = simulation.run({});
+  // The cluster's group: the services' routers join it, so that claims take no time.
+  constexpr std::uint32_t kClusterGroup = 0;
+  const sim::LpId id = simulation.add(std::move(lp), kClusterGroup);
+  if (tenants != nullptr && tenants->add) tenants->add(simulation, id, kClusterGroup);
+  const sim::RunResult result = simulation.run(tenants != nullptr ? tenants->options : sim::RunOptions{});
+  if (tenants != nullptr && tenants->collect) tenants->collect(result);
   JobClusterRun run = cluster->take();
   run.events = result.committed;
   run.fingerprint = result.fingerprint;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -16,8 +17,10 @@
 #include "models/placement/placement.hpp"
 #include "models/scheduling/scheduler.hpp"
 #include "models/workloads/jobs/fabric_share.hpp"
+#include "models/workloads/jobs/gpu_claims.hpp"
 #include "models/workloads/jobs/trace_job.hpp"
 #include "models/workloads/jobs/training_job.hpp"
+#include "sim/simulation.hpp"
 #include "sim/time.hpp"
 
 namespace fathom::jobs {
@@ -49,6 +52,13 @@ struct JobClusterSpec {
   std::vector<ModelledStep> modelled;
   std::vector<double> reference_rate;
   FabricShare* fabric = nullptr;
+  // Inference services beside the jobs (gpu_claims.hpp), which claim GPUs for their replicas and
+  // preempt jobs of lower priority. priority[j]: job j's (empty: every job 0). A job a claim
+  // preempts holds its GPUs checkpoint_save longer, then waits in the queue again. Only the
+  // queue policies (scheduler.policy: queue) run beside services.
+  std::vector<Claimant> claimants;
+  std::vector<int> priority;
+  sim::SimTime checkpoint_save;
 };
 
 // What happened to one job.
@@ -83,7 +93,8 @@ struct StepChange {
 // The cluster after a decision: one sample per instant at which anything changed.
 struct ClusterSample {
   sim::SimTime at;
-  std::int64_t busy_gpus = 0;
+  std::int64_t busy_gpus = 0;      // held by jobs
+  std::int64_t service_gpus = 0;   // held by services' replicas, or for them while jobs checkpoint
   std::int64_t stranded_gpus = 0;  // free GPUs on nodes partly in use
   std::uint32_t queued = 0;
   std::uint32_t running = 0;
@@ -96,6 +107,7 @@ struct JobClusterRun {
   std::vector<ClusterSample> timeline;   // in time order
   std::vector<sim::SimTime> estimates;   // what the scheduler was told of each job
   std::vector<StepChange> step_changes;  // modelled jobs on several nodes, in time order
+  std::vector<ClaimRecord> claims;       // services' claims, in the order they came
   std::int64_t total_gpus = 0;
   std::uint64_t decisions = 0;         // instants at which the scheduler decided
   std::uint64_t overran_estimate = 0;  // jobs that ran longer than their estimate
@@ -108,10 +120,20 @@ struct JobClusterRun {
 // (then job). For outputs that draw the runs; a run without preemptions has one per job.
 std::vector<JobSegment> all_runs(const JobClusterRun& run);
 
+// Other models on the cluster's engine: the services of spec.claimants. `add` puts their logical
+// processes beside the cluster's (which is `cluster`, in group `group`); `collect` reads them after
+// the run, while they still exist.
+struct ClusterTenants {
+  std::function<void(sim::Simulation&, sim::LpId cluster, std::uint32_t group)> add;
+  std::function<void(const sim::RunResult&)> collect;
+  sim::RunOptions options;
+};
+
 // Runs `jobs` (in submit order, each asking for 1 to total GPUs) with the scheduler seeing
 // `estimates` (one per job) as their run times. Throws std::invalid_argument for jobs out of
-// order or out of size (the scenario loader refuses or drops them first, with their lines).
+// order or out of size (the scenario loader refuses or drops them first, with their lines), and
+// for claimants without tenants or beside a preemptive policy.
 JobClusterRun run_job_cluster(std::span<const TraceJob> jobs, std::span<const sim::SimTime> estimates,
-                              const JobClusterSpec& spec, std::uint64_t seed);
+                              const JobClusterSpec& spec, std::uint64_t seed, const ClusterTenants* tenants = nullptr);
 
 }  // namespace fathom::jobs

@@ -16,14 +16,6 @@ namespace {
 
 sim::SimTime seconds(double s) { return sim::SimTime::from_ns(static_cast<std::int64_t>(s * 1e9)); }
 
-// The plain accelerator a hundred times slower, so that a burst outlasts several sync periods.
-hw::AcceleratorSpec slow_accelerator() {
-  hw::AcceleratorSpec a = test::plain_accelerator();
-  a.hbm_bytes_per_s /= 100;
-  for (double& peak : a.peak_flops) peak /= 100;
-  return a;
-}
-
 // Two replicas ready, up to eight, scaling on outstanding requests per replica.
 infer::ServiceSpec scaled(double target) {
   infer::ServiceSpec spec;
@@ -57,7 +49,7 @@ TEST_CASE("a burst: the first sync asks ceil(2 x 40/2 / 10) = 4 replicas, ready 
   // 40 long requests at time 0 on two replicas: 20 outstanding each, target 10.
   const std::vector<infer::Request> requests(40, infer::Request{sim::SimTime::zero(), 200, 4000});
   const infer::ServiceSpec spec = scaled(10);
-  const infer::IterationModel model(spec.serving, test::small_model(), slow_accelerator(), nullptr);
+  const infer::IterationModel model(spec.serving, test::small_model(), test::slow_accelerator(), nullptr);
   const infer::ServiceRun run = infer::run_service(requests, spec, model, 1);
   REQUIRE(run.replica_counts.size() >= 3);
   CHECK(run.replica_counts[0].time == sim::SimTime::zero());
@@ -87,7 +79,7 @@ TEST_CASE("the scale-down window holds the highest recommendation of the last fi
   infer::ServiceSpec spec = scaled(2);
   spec.autoscaler.startup = sim::SimTime::zero();
   spec.autoscaler.load.clear();
-  const infer::IterationModel model(spec.serving, test::small_model(), slow_accelerator(), nullptr);
+  const infer::IterationModel model(spec.serving, test::small_model(), test::slow_accelerator(), nullptr);
   const infer::ServiceRun run = infer::run_service(requests, spec, model, 1);
   const sim::SimTime first_down = [&] {
     for (std::size_t i = 1; i < run.replica_counts.size(); ++i) {
@@ -107,7 +99,7 @@ TEST_CASE("within the tolerance nothing changes") {
   // 21 requests on two replicas, target 10: 10.5 per replica, a ratio of 1.05, within 10%.
   const std::vector<infer::Request> requests(21, infer::Request{sim::SimTime::zero(), 200, 4000});
   const infer::ServiceSpec spec = scaled(10);
-  const infer::IterationModel model(spec.serving, test::small_model(), slow_accelerator(), nullptr);
+  const infer::IterationModel model(spec.serving, test::small_model(), test::slow_accelerator(), nullptr);
   const infer::ServiceRun run = infer::run_service(requests, spec, model, 1);
   for (const auto& c : run.replica_counts) CHECK(c.ready == 2);
   CHECK(run.replica_counts.size() == 1);

@@ -22,6 +22,15 @@ inline hw::AcceleratorSpec plain_accelerator() {
   return a;
 }
 
+// The plain accelerator a hundred times slower, so that a burst outlasts several of an
+// autoscaler's sync periods.
+inline hw::AcceleratorSpec slow_accelerator() {
+  hw::AcceleratorSpec a = plain_accelerator();
+  a.hbm_bytes_per_s /= 100;
+  for (double& peak : a.peak_flops) peak /= 100;
+  return a;
+}
+
 inline train::TransformerSpec small_model() {
   train::TransformerSpec m;
   m.name = "small";
