@@ -69,8 +69,9 @@ struct JobsWorkload {
   // training_jobs: the modelled jobs, each with its submit time and the place it was written.
   std::vector<jobs::TrainingJob> training;
   std::vector<sim::SimTime> training_submit;
-  std::vector<std::int32_t> training_team;  // its `team`, or -1
-  std::vector<int> training_priority;       // its `priority` (0 unless set)
+  std::vector<std::int32_t> training_team;      // its `team`, or -1
+  std::vector<int> training_priority;           // its `priority` (0 unless set)
+  std::vector<std::int32_t> training_min_gpus;  // its `min_gpus` (elastic, beside services), or 0
   std::vector<Location> training_at;
   // `services`: inference services beside the jobs (docs/jobs.md, "Services beside training"),
   // read by the scenario loader before the rest of the workload.

@@ -537,7 +537,7 @@ void read_training_jobs(Scenario& s, MapReader& w) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     MapReader job = list.at(i).map();
     note(s, job);
-    for (auto key : {"name", "submit", "steps", "team", "priority"}) {
+    for (auto key : {"name", "submit", "steps", "team", "priority", "min_gpus"}) {
       if (auto v = job.find(key)) note(s, *v);
     }
     const std::string name = job.optional<std::string>("name", "job" + std::to_string(i + 1), "a job name");
@@ -545,6 +545,7 @@ void read_training_jobs(Scenario& s, MapReader& w) {
     const auto team = job.optional<std::int32_t>("team", -1, "the team's number (scheduler.teams)");
     const int priority =
         job.optional<int>("priority", 0, "an integer: services of a higher priority may preempt the job");
+    const std::int64_t min_gpus = job.has("min_gpus") ? job.count("min_gpus", Sign::kPositive) : 0;
     if (!jw.training_submit.empty() && submit < jw.training_submit.back()) {
       job.fail("submit", "a time no earlier than the job above's (list the jobs in submit order)");
     }
@@ -563,6 +564,9 @@ void read_training_jobs(Scenario& s, MapReader& w) {
       reject(s, e.violation(), job.path() + "." + e.violation().field);
     }
     const double tokens_per_step = static_cast<double>(spec.global_batch) * spec.sequence;
+    if (min_gpus > spec.gpus) {
+      job.fail("min_gpus", "at most the job's " + std::to_string(spec.gpus) + " GPUs (the fewest it may shrink to)");
+    }
     jobs::TrainingJob t{name, spec,
                         steps_given ? steps : static_cast<std::int64_t>(std::ceil(spec.tokens / tokens_per_step))};
     job.finish();
@@ -570,6 +574,7 @@ void read_training_jobs(Scenario& s, MapReader& w) {
     jw.training_submit.push_back(submit);
     jw.training_team.push_back(team);
     jw.training_priority.push_back(priority);
+    jw.training_min_gpus.push_back(static_cast<std::int32_t>(min_gpus));
     jw.training_at.push_back(job.location());
   }
   s.training = train::TrainingSpec{};
@@ -705,6 +710,13 @@ void read_workload(Scenario& s, MapReader w) {
     s.workload = WorkloadKind::kJobs;
     if (w.has("training_jobs")) read_training_jobs(s, w);
     if (w.has("services")) read_services(s, w);
+    for (std::size_t i = 0; i < s.jobs.training_min_gpus.size() && s.jobs.services.empty(); ++i) {
+      if (s.jobs.training_min_gpus[i] == 0) continue;
+      const std::string key = "workload.training_jobs[" + std::to_string(i) + "].min_gpus";
+      throw ScenarioError(s.locations.count(key) ? s.locations.at(key) : s.jobs.training_at[i], key,
+                          "no min_gpus without services: only a service's claim shrinks a job",
+                          std::to_string(s.jobs.training_min_gpus[i]));
+    }
     read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, s.seed,
                        s.locations);
     w.finish();

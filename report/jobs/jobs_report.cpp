@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -137,11 +139,51 @@ JobsSummary summarize_jobs(const scenario::JobsWorkload& w, const jobs::JobClust
 
 namespace {
 
+// Elastic training jobs (min_gpus): each shrinks by whole model-parallel groups, and its step at
+// a width is the training model's, simulated when first asked for, the global batch kept (more
+// micro-batches per data-parallel rank). A width the strategy cannot take (its batch does not
+// divide, its ranks do not fit in memory) is 0.
+void add_elastic_jobs(const JobsReport& report, jobs::JobClusterSpec& spec) {
+  const scenario::Scenario& s = report.scenario;
+  const scenario::JobsWorkload& w = s.jobs;
+  if (std::none_of(w.training_min_gpus.begin(), w.training_min_gpus.end(), [](std::int32_t g) { return g > 0; }))
+    return;
+  spec.min_gpus = w.training_min_gpus;
+  for (const jobs::TrainingJob& job : w.training) {
+    const train::ParallelSpec& p = job.spec.parallel;
+    spec.granule.push_back(p.tp * p.pp * p.cp);
+  }
+  auto cache = std::make_shared<std::map<std::pair<std::uint32_t, std::int32_t>, double>>();
+  auto comms = std::make_shared<train::CommsCache>();
+  spec.step_at = [&s, cache, comms](std::uint32_t job, std::int32_t gpus) {
+    const auto key = std::make_pair(job, gpus);
+    if (const auto it = cache->find(key); it != cache->end()) return it->second;
+    train::TrainingSpec t = s.jobs.training[job].spec;
+    const int model_ranks = t.parallel.tp * t.parallel.pp * t.parallel.cp;
+    double step_s = 0;
+    if (gpus > 0 && gpus % model_ranks == 0) {
+      t.gpus = gpus;
+      t.parallel.dp = gpus / model_ranks;
+      try {
+        train::check(t);
+        const train::TrainingResult r =
+            train::simulate_training_step(t, s.accelerator, s.cluster, s.collectives, s.seed, {false, comms.get()});
+        if (r.simulated) step_s = r.step_seconds;
+      } catch (const sim::SpecError&) {
+        step_s = 0;
+      }
+    }
+    (*cache)[key] = step_s;
+    return step_s;
+  };
+}
+
 // The scenario's services beside its jobs on one engine (jobs::run_shared_cluster): each service's
 // figures as an inference scenario of its own would give them, from its own copy of the scenario.
 void run_with_services(JobsReport& report, jobs::JobClusterSpec spec, unsigned threads) {
   scenario::Scenario& s = report.scenario;
   spec.checkpoint_save = s.jobs.checkpoint_save;
+  add_elastic_jobs(report, spec);
   // Each service's scenario: this one with the service as its workload (and not the jobs).
   std::vector<scenario::JobsWorkload::Service> services = std::move(s.jobs.services);
   scenario::JobsWorkload jobs_workload = std::move(s.jobs);

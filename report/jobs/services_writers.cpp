@@ -30,27 +30,23 @@ ServiceClaims service_claims(const jobs::JobClusterRun& run, std::uint32_t servi
 void write_services_summary(std::FILE* out, const JobsReport& report) {
   const scenario::JobsWorkload& w = report.scenario.jobs;
   std::fprintf(out,
-               "\nservices beside the jobs: a job a service preempts writes its checkpoint for %s s, then resumes "
-               "after %s s more\n",
+               "\nservices beside the jobs: a job a service preempts or shrinks writes its checkpoint for %s s, "
+               "then restarts in %s s\n",
                ten_digits(w.checkpoint_save.to_seconds()).c_str(), ten_digits(w.restart_overhead.to_seconds()).c_str());
-  // What the jobs paid: GPU time spent writing checkpoints and restarting after the services'
-  // preemptions (every preemption on a shared cluster is a service's).
-  double save_gpu_s = 0, restart_gpu_s = 0;
-  for (const jobs::JobSegment& seg : report.run.earlier_runs) {
-    const double gpus = report.scenario.jobs.jobs[seg.job].gpus;
-    save_gpu_s += w.checkpoint_save.to_seconds() * gpus;
-    restart_gpu_s += w.restart_overhead.to_seconds() * gpus;
-  }
+  // What the jobs paid (every preemption, shrink and growth on a shared cluster is the services'
+  // doing), and the services' share of the GPU time.
   double service_gpu_s = 0;
   for (std::size_t k = 0; k + 1 < report.run.timeline.size(); ++k) {
     const jobs::ClusterSample& x = report.run.timeline[k];
     service_gpu_s += static_cast<double>(x.service_gpus) * (report.run.timeline[k + 1].at - x.at).to_seconds();
   }
   std::fprintf(out,
-               "the jobs: %llu preemptions, %.4g GPU-hours writing checkpoints and %.4g restarting; the services "
-               "held %.4g GPU-hours of the makespan's %.4g\n",
-               static_cast<unsigned long long>(report.run.preemptions), save_gpu_s / 3600, restart_gpu_s / 3600,
-               service_gpu_s / 3600, static_cast<double>(report.run.total_gpus) * report.summary.makespan_s / 3600);
+               "the jobs: %llu preemptions, %llu shrinks, %llu grown back; %.4g GPU-hours writing checkpoints and "
+               "%.4g restarting; the services held %.4g GPU-hours of the makespan's %.4g\n",
+               static_cast<unsigned long long>(report.run.preemptions),
+               static_cast<unsigned long long>(report.run.shrinks), static_cast<unsigned long long>(report.run.grows),
+               report.run.checkpoint_gpu_s / 3600, report.run.restart_gpu_s / 3600, service_gpu_s / 3600,
+               static_cast<double>(report.run.total_gpus) * report.summary.makespan_s / 3600);
   for (std::size_t k = 0; k < report.services.size(); ++k) {
     const InferenceReport& r = report.services[k];
     const scenario::InferenceWorkload& sw = r.scenario.inference;
@@ -61,7 +57,7 @@ void write_services_summary(std::FILE* out, const JobsReport& report) {
     write_service_figures(out, r);
     std::fprintf(out,
                  "GPUs           %.4g GPU-hours; %d replicas asked for GPUs, %d got them after %.4g s on average "
-                 "(%.4g s at most), preempting jobs %d times\n",
+                 "(%.4g s at most), preempting or shrinking jobs %d times\n",
                  r.gpu_hours, c.claims, c.granted, c.mean_wait_s, c.max_wait_s, c.victims);
   }
 }
@@ -69,6 +65,14 @@ void write_services_summary(std::FILE* out, const JobsReport& report) {
 void write_services_json(sim::JsonWriter& j, const JobsReport& report) {
   const scenario::JobsWorkload& w = report.scenario.jobs;
   j.member("checkpoint_save_s", w.checkpoint_save.to_seconds());
+  j.key("sharing");  // what the jobs paid for the services
+  j.begin_object();
+  j.member("preemptions", report.run.preemptions);
+  j.member("shrinks", report.run.shrinks);
+  j.member("grows", report.run.grows);
+  j.member("checkpoint_gpu_hours", report.run.checkpoint_gpu_s / 3600);
+  j.member("restart_gpu_hours", report.run.restart_gpu_s / 3600);
+  j.end_object();
   j.key("services");
   j.begin_array();
   for (std::size_t k = 0; k < report.services.size(); ++k) {
@@ -89,7 +93,7 @@ void write_services_json(sim::JsonWriter& j, const JobsReport& report) {
     j.member("granted", c.granted);
     j.member("mean_wait_s", c.mean_wait_s);
     j.member("max_wait_s", c.max_wait_s);
-    j.member("preemptions", c.victims);
+    j.member("preemptions_or_shrinks", c.victims);
     j.end_object();
     write_inference_figures(j, r);
     j.end_object();

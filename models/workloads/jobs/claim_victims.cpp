@@ -7,13 +7,50 @@
 
 namespace fathom::jobs {
 
+namespace {
+
+// The victims' order: lowest priority first, then the latest started, then the highest number.
+bool victim_before(const VictimCandidate& a, const VictimCandidate& b) {
+  if (a.priority != b.priority) return a.priority < b.priority;
+  if (a.start != b.start) return a.start > b.start;
+  return a.job > b.job;
+}
+
+}  // namespace
+
+std::optional<Shrink> choose_shrink(const place::GpuPool& pool, std::vector<ShrinkCandidate> candidates,
+                                    std::int32_t gpus,
+                                    const std::function<bool(std::uint32_t job, std::int32_t gpus)>& can_take) {
+  if (gpus > pool.largest_node()) return std::nullopt;
+  std::sort(candidates.begin(), candidates.end(),
+            [](const ShrinkCandidate& a, const ShrinkCandidate& b) { return victim_before(a.job, b.job); });
+  for (const ShrinkCandidate& c : candidates) {
+    std::optional<Shrink> best;
+    for (const place::NodeShare& s : c.job.shares) {
+      if (pool.capacity(s.node) < gpus) continue;
+      // The fewest whole groups that make room and leave a width the job can take.
+      const std::int32_t lack = gpus - pool.free(s.node);
+      std::int32_t give = (lack + c.granule - 1) / c.granule * c.granule;
+      while (give <= s.gpus && c.gpus - give >= c.min_gpus && !can_take(c.job.job, c.gpus - give)) give += c.granule;
+      if (give > s.gpus || c.gpus - give < c.min_gpus) continue;
+      const std::int32_t slack = pool.free(s.node) + give - gpus;
+      if (best) {
+        const std::int32_t best_slack = pool.free(best->release.node) + best->release.gpus - gpus;
+        const bool worse = give != best->release.gpus ? give > best->release.gpus
+                           : slack != best_slack      ? slack > best_slack
+                                                      : s.node > best->release.node;
+        if (worse) continue;
+      }
+      best = Shrink{c.job.job, {s.node, give}, {{s.node, gpus}}};
+    }
+    if (best) return best;
+  }
+  return std::nullopt;
+}
+
 std::optional<Eviction> choose_victims(const place::GpuPool& pool, std::vector<VictimCandidate> candidates,
                                        std::int32_t gpus) {
-  std::sort(candidates.begin(), candidates.end(), [](const VictimCandidate& a, const VictimCandidate& b) {
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (a.start != b.start) return a.start > b.start;
-    return a.job > b.job;
-  });
+  std::sort(candidates.begin(), candidates.end(), victim_before);
   place::GpuPool trial = pool;
   Eviction e;
   std::vector<const VictimCandidate*> picked;

@@ -49,7 +49,12 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         fabric_(spec.fabric),
         claimants_(spec.claimants),
         priority_(spec.priority),
-        save_(spec.checkpoint_save) {
+        save_(spec.checkpoint_save),
+        min_gpus_(spec.min_gpus),
+        granule_(spec.granule),
+        step_at_(spec.step_at) {
+    width_.assign(jobs.size(), 0);
+    width_factor_.assign(jobs.size(), 1.0);
     if (preemptive_ || fabric_ != nullptr || !claimants_.empty()) progress_.resize(jobs.size());
     run_.jobs.resize(jobs.size());
     run_.estimates.assign(estimates.begin(), estimates.end());
@@ -112,6 +117,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         ++run_.decisions;
         serve_claims();
         scheduler_->schedule(*this);
+        grow_elastic();
         if (reshare_pending_) reshare();
         sample();
         break;
@@ -242,12 +248,31 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         continue;
       }
       std::vector<VictimCandidate> candidates;
+      int lowest = who.priority;
       for (const sched::RunningJob& r : running_) {
         if (progress_[r.job].saving || priority(r.job) >= who.priority) continue;
         const JobRun& run = run_.jobs[r.job];
         candidates.push_back({r.job, priority(r.job), run.last_start,
                               std::span<const place::NodeShare>(run_.shares.data() + run.first_share,
                                                                 static_cast<std::size_t>(run.nodes))});
+        lowest = std::min(lowest, priority(r.job));
+      }
+      // An elastic job of the lowest priority among them shrinks, if one can make the room alone.
+      std::vector<ShrinkCandidate> elastic;
+      for (const VictimCandidate& v : candidates) {
+        if (v.priority == lowest && elastic_job(v.job)) {
+          elastic.push_back({v, width_[v.job], min_gpus_[v.job], std::max(1, granule_[v.job])});
+        }
+      }
+      if (!elastic.empty()) {
+        const auto can_take = [&](std::uint32_t job, std::int32_t gpus) { return step_at_(job, gpus) > 0; };
+        if (std::optional<Shrink> k = choose_shrink(pool_, std::move(elastic), who.gpus_per_replica, can_take)) {
+          c.target = std::move(k->replica);
+          run_.claims[c.record].victims = 1;
+          begin_shrink(k->job, k->release, c);
+          take_for(c);
+          continue;
+        }
       }
       std::optional<Eviction> e = choose_victims(pool_, std::move(candidates), who.gpus_per_replica);
       if (!e) continue;  // it waits for GPUs to free
@@ -290,10 +315,11 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const std::uint32_t generation = ++p.generation;  // its predicted end is void
     claim_of_[job] = &c;
     ++c.waiting;
+    run_.checkpoint_gpu_s += save_.to_seconds() * width_[job];
     // The scheduler expects its GPUs when the checkpoint is written.
-    running_.erase({expected_end_[job], job, jobs_[job].gpus});
+    running_.erase({expected_end_[job], job, width_[job]});
     expected_end_[job] = sim::SimTime::saturating_add(now(), save_);
-    running_.insert({expected_end_[job], job, jobs_[job].gpus});
+    running_.insert({expected_end_[job], job, width_[job]});
     ctx_->send(ctx_->self(), save_, kSaved, sim::Payload::of(EventOf{job, generation}));
   }
 
@@ -302,6 +328,14 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   void saved(std::uint32_t job) {
     Progress& p = progress_[job];
     p.saving = false;
+    if (const auto it = shrink_.find(job); it != shrink_.end()) {
+      const place::NodeShare release = it->second;
+      shrink_.erase(it);
+      p.since = now();  // it did no work while it wrote its checkpoint (credited when it began)
+      finish_shrink(job, release);
+      hand_to_claim(job);
+      return;
+    }
     stop(job);
     JobRun& r = run_.jobs[job];
     ++r.preemptions;
@@ -311,6 +345,12 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const sim::SimTime estimate = run_.estimates[job] > done ? run_.estimates[job] - done : sim::SimTime::zero();
     const std::int32_t team = team_from_user_ ? jobs_[job].user : jobs_[job].group;
     scheduler_->submit({job, jobs_[job].gpus, jobs_[job].submit, estimate, team});
+    hand_to_claim(job);
+  }
+
+  // A job's checkpoint is written and its GPUs (some, for a shrink) are free: the claim it
+  // checkpointed for takes its part; a claim that has all it waited for leaves the list.
+  void hand_to_claim(std::uint32_t job) {
     const auto it = claim_of_.find(job);
     Claim& c = *it->second;
     claim_of_.erase(it);
@@ -321,6 +361,118 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     }
     take_for(c);
     if (c.waiting == 0) claims_.remove_if([&](const Claim& x) { return &x == &c; });
+  }
+
+  bool elastic_job(std::uint32_t job) const {
+    return job < min_gpus_.size() && min_gpus_[job] > 0 && min_gpus_[job] < jobs_[job].gpus && step_at_ &&
+           job < modelled_.size() && modelled_[job].steps > 0;
+  }
+
+  // A claim shrinks an elastic job: it writes its checkpoint on all its GPUs (saved() then
+  // finish_shrink()), and runs on afterwards on fewer.
+  void begin_shrink(std::uint32_t job, place::NodeShare release, Claim& c) {
+    Progress& p = progress_[job];
+    credit(p);
+    p.saving = true;
+    const std::uint32_t generation = ++p.generation;  // its predicted end is void
+    claim_of_[job] = &c;
+    shrink_[job] = release;
+    ++c.waiting;
+    run_.checkpoint_gpu_s += save_.to_seconds() * width_[job];
+    running_.erase({expected_end_[job], job, width_[job]});
+    expected_end_[job] = sim::SimTime::saturating_add(now(), save_);  // re-predicted when it restarts
+    running_.insert({expected_end_[job], job, width_[job]});
+    ctx_->send(ctx_->self(), save_, kSaved, sim::Payload::of(EventOf{job, generation}));
+  }
+
+  // The job's run so far ends as a run of its own; it goes on from now on `shares`, `gpus` wide,
+  // paying `overhead_ns` of wall time first (a restart, or a checkpoint and a restart).
+  void reshape(std::uint32_t job, const std::vector<place::NodeShare>& shares, std::int32_t gpus, double overhead_ns) {
+    JobRun& r = run_.jobs[job];
+    Progress& p = progress_[job];
+    credit(p);
+    run_.earlier_runs.push_back({job, r.last_start, now(), r.first_share, r.nodes});
+    r.executed = r.executed + (now() - r.last_start);
+    const bool was_sharing = shares_fabric(job);
+    if (was_sharing) sharing_.erase(std::find(sharing_.begin(), sharing_.end(), job));
+    r.first_share = static_cast<std::uint32_t>(run_.shares.size());
+    run_.shares.insert(run_.shares.end(), shares.begin(), shares.end());
+    r.nodes = static_cast<std::int32_t>(shares.size());
+    r.leaves = place::leaves_spanned(pool_, shares);
+    r.last_start = now();
+    running_.erase({expected_end_[job], job, width_[job]});
+    width_[job] = gpus;
+    const ModelledStep& m = modelled_[job];
+    width_factor_[job] = gpus == jobs_[job].gpus ? 1.0 : step_at_(job, gpus) / m.step_s;
+    p.saving = false;
+    p.since = now();
+    p.stretch = width_factor_[job];
+    p.work_left_ns += overhead_ns / p.stretch;
+    expected_end_[job] = sim::SimTime::saturating_add(
+        now(), sim::SimTime::from_ns(static_cast<std::int64_t>(std::ceil(p.work_left_ns * p.stretch))));
+    running_.insert({expected_end_[job], job, width_[job]});
+    run_.step_changes.push_back({now(), job, m.step_s * width_factor_[job], 1.0});
+    if (shares_fabric(job)) {
+      sharing_.push_back(job);
+      fresh_.insert(job);
+      reshare_pending_ = true;  // the reshare predicts its end
+    } else {
+      if (was_sharing) reshare_pending_ = true;  // its neighbours' rates change
+      predict_end(job);
+    }
+  }
+
+  // A shrinking job's checkpoint is written: `release` goes back to the pool (for the claim), and
+  // the job restarts on the rest.
+  void finish_shrink(std::uint32_t job, place::NodeShare release) {
+    const JobRun& r = run_.jobs[job];
+    std::vector<place::NodeShare> kept;
+    for (std::uint32_t k = 0; k < static_cast<std::uint32_t>(r.nodes); ++k) {
+      place::NodeShare x = run_.shares[r.first_share + k];
+      if (x.node == release.node) x.gpus -= release.gpus;
+      if (x.gpus > 0) kept.push_back(x);
+    }
+    pool_.give(std::span<const place::NodeShare>(&release, 1));
+    ++run_.jobs[job].shrinks;
+    ++run_.shrinks;
+    run_.restart_gpu_s += restart_ns_ / 1e9 * (width_[job] - release.gpus);
+    reshape(job, kept, width_[job] - release.gpus, restart_ns_);
+  }
+
+  // With no job and no claim waiting, shrunk elastic jobs take their GPUs back, the highest
+  // priority first (then the lowest number), each where placement puts what it lacks: a
+  // checkpoint and a restart, then on at its full width.
+  void grow_elastic() {
+    if (min_gpus_.empty() || !claims_.empty() || scheduler_->queued() > 0) return;
+    std::vector<std::uint32_t> shrunk;
+    for (const sched::RunningJob& r : running_) {
+      if (!progress_[r.job].saving && width_[r.job] < jobs_[r.job].gpus) shrunk.push_back(r.job);
+    }
+    std::sort(shrunk.begin(), shrunk.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return priority(a) != priority(b) ? priority(a) > priority(b) : a < b;
+    });
+    for (const std::uint32_t job : shrunk) {
+      std::vector<place::NodeShare> more;
+      if (!place::place(placement_, pool_, jobs_[job].gpus - width_[job], more)) continue;
+      pool_.take(more);
+      const JobRun& r = run_.jobs[job];
+      std::vector<place::NodeShare> all(run_.shares.begin() + r.first_share,
+                                        run_.shares.begin() + r.first_share + r.nodes);
+      for (const place::NodeShare& x : more) {
+        const auto same =
+            std::find_if(all.begin(), all.end(), [&](const place::NodeShare& y) { return y.node == x.node; });
+        if (same != all.end()) {
+          same->gpus += x.gpus;
+        } else {
+          all.push_back(x);
+        }
+      }
+      ++run_.jobs[job].grows;
+      ++run_.grows;
+      run_.checkpoint_gpu_s += save_.to_seconds() * jobs_[job].gpus;
+      run_.restart_gpu_s += restart_ns_ / 1e9 * jobs_[job].gpus;
+      reshape(job, all, jobs_[job].gpus, static_cast<double>(save_.ns()) + restart_ns_);
+    }
   }
 
   // SchedulingContext
@@ -365,7 +517,14 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
       starts = ++p.starts;
     }
     const sim::SimTime restart = sim::SimTime::from_ns(static_cast<std::int64_t>(resumed ? restart_ns_ : 0));
+    run_.restart_gpu_s += restart.to_seconds() * q.gpus;
     expected_end_[q.job] = sim::SimTime::saturating_add(now(), sim::SimTime::saturating_add(q.estimate, restart));
+    // An elastic job shrunk before it was stopped starts again at its full width.
+    if (resumed && width_factor_[q.job] != 1 && !shares_fabric(q.job)) {
+      run_.step_changes.push_back({now(), q.job, modelled_[q.job].step_s, 1.0});
+    }
+    width_[q.job] = q.gpus;
+    width_factor_[q.job] = 1;
     running_.insert({expected_end_[q.job], q.job, q.gpus});
     if (!resumed && jobs_[q.job].run > q.estimate) {
       ++run_.overran_estimate;
@@ -411,7 +570,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     if (tracked(job)) progress_[job].running = false;
     pool_.give(
         std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
-    running_.erase({expected_end_[job], job, jobs_[job].gpus});
+    running_.erase({expected_end_[job], job, width_[job]});
     if (shares_fabric(job)) {
       sharing_.erase(std::find(sharing_.begin(), sharing_.end(), job));
       reshare_pending_ = true;
@@ -450,9 +609,9 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   // A running job past its predicted end: expected to end when its request runs out instead.
   void correct(std::uint32_t job) {
     if (tracked(job) && progress_[job].saving) return;  // it ends when its checkpoint is written
-    running_.erase({expected_end_[job], job, jobs_[job].gpus});
+    running_.erase({expected_end_[job], job, width_[job]});
     expected_end_[job] = sim::SimTime::saturating_add(run_.jobs[job].start, estimates_[job]);
-    running_.insert({expected_end_[job], job, jobs_[job].gpus});
+    running_.insert({expected_end_[job], job, width_[job]});
   }
 
   // A job whose progress is kept: one a policy may preempt, or whose step time may change.
@@ -484,7 +643,8 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
       const double slowdown =
           std::isfinite(rates[k]) && std::isfinite(reference_rate_[job]) ? reference_rate_[job] / rates[k] : 1.0;
       const ModelledStep& m = modelled_[job];
-      const double step_s = m.step_under(slowdown);
+      // A shrunk elastic job's step is longer by its width's factor too.
+      const double step_s = m.step_under(slowdown) * width_factor_[job];
       const double stretch = step_s / m.step_s;
       if (stretch == p.stretch && fresh_.count(job) == 0) continue;
       p.stretch = stretch;
@@ -541,6 +701,11 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::vector<place::NodeShare>, std::size_t>>
       held_;                       // by (service, replica): its GPUs and its record
   std::int64_t service_gpus_ = 0;  // held by replicas and for claims
+  std::span<const std::int32_t> min_gpus_, granule_;
+  std::function<double(std::uint32_t, std::int32_t)> step_at_;
+  std::vector<std::int32_t> width_;                   // by running job: the GPUs it holds now
+  std::vector<double> width_factor_;                  // its step at that width over its step at its own
+  std::map<std::uint32_t, place::NodeShare> shrink_;  // by job checkpointing to shrink: what it gives up
 };
 
 }  // namespace

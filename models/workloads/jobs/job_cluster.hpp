@@ -59,6 +59,14 @@ struct JobClusterSpec {
   std::vector<Claimant> claimants;
   std::vector<int> priority;
   sim::SimTime checkpoint_save;
+  // Elastic training jobs: min_gpus[j] > 0 lets a claim shrink modelled job j, down to min_gpus[j]
+  // GPUs, by whole model-parallel groups of granule[j] GPUs on the replica's node, instead of
+  // stopping it: it writes its checkpoint (checkpoint_save), gives those GPUs up, and runs on
+  // after its restart (restart_overhead) at step_at(j, gpus), its step alone at that width
+  // (seconds; <= 0: a width it cannot take). It grows back to all its GPUs, with another
+  // checkpoint and restart, at a decision that leaves them free with no job or claim waiting.
+  std::vector<std::int32_t> min_gpus, granule;
+  std::function<double(std::uint32_t job, std::int32_t gpus)> step_at;
 };
 
 // What happened to one job.
@@ -71,10 +79,11 @@ struct JobRun {
   double interference = 1;  // its time running over its run alone (1 for an opaque job)
   sim::SimTime executed;    // time it ran, in all its runs
   std::uint32_t preemptions = 0;
+  std::uint32_t shrinks = 0, grows = 0;  // an elastic job's changes of width
 };
 
-// One run of a job that a preemption ended (a job preempted n times has n of them; its last run
-// is in its JobRun: last_start to end).
+// One run of a job that a preemption, or an elastic job's change of width, ended (a job preempted
+// n times has n of them; its last run is in its JobRun: last_start to end).
 struct JobSegment {
   std::uint32_t job = 0;
   sim::SimTime start, end;
@@ -112,6 +121,10 @@ struct JobClusterRun {
   std::uint64_t decisions = 0;         // instants at which the scheduler decided
   std::uint64_t overran_estimate = 0;  // jobs that ran longer than their estimate
   std::uint64_t preemptions = 0;
+  std::uint64_t shrinks = 0, grows = 0;  // elastic jobs' changes of width
+  // GPU time jobs spent writing checkpoints before they stopped or changed width, and restarting
+  // (a resumed job's restart_overhead, an elastic job's restart at its new width).
+  double checkpoint_gpu_s = 0, restart_gpu_s = 0;
   std::uint64_t events = 0;
   std::uint64_t fingerprint = 0;  // the engine's: equal runs have equal fingerprints
 };

@@ -42,6 +42,7 @@ TEST_CASE("services beside jobs: the example's keys") {
   CHECK(s.jobs.checkpoint_save == sim::SimTime::from_seconds(120));
   CHECK(s.jobs.restart_overhead == sim::SimTime::from_seconds(300));
   CHECK(s.jobs.training_priority == std::vector<int>{2, 0});
+  CHECK(s.jobs.training_min_gpus == std::vector<std::int32_t>{0, 4});
 }
 
 TEST_CASE("services beside jobs: what the loader refuses, each at its key") {
@@ -56,10 +57,15 @@ TEST_CASE("services beside jobs: what the loader refuses, each at its key") {
   CHECK(error_key(kShared, {"workload.services[0].slo.tpot=50"}) == "workload.services[0].slo.tpot");
   // A job a service preempts writes its checkpoint: without services nothing does.
   CHECK(error_key(kTwoJobs, {"workload.scheduler.checkpoint_save=1min"}) == "workload.scheduler.checkpoint_save");
+  CHECK(error_key(kTwoJobs, {"workload.training_jobs[0].min_gpus=8"}) == "workload.training_jobs[0].min_gpus");
+  CHECK(error_key(kShared, {"workload.training_jobs[1].min_gpus=9"}) == "workload.training_jobs[1].min_gpus");
+  CHECK(error_key(kShared, {"workload.training_jobs[1].min_gpus=0"}) == "workload.training_jobs[1].min_gpus");
 }
 
 TEST_CASE("services beside jobs: each preemption costs its job the checkpoint's write and the restart") {
-  const report::JobsReport r = report::evaluate_jobs(scenario::load_scenario(kShared));
+  // The fine-tuning job not elastic (its minimum its own GPUs): every claim that needs it stops it.
+  const report::JobsReport r =
+      report::evaluate_jobs(scenario::load_scenario(kShared, {"workload.training_jobs[1].min_gpus=8"}));
   REQUIRE(r.services.size() == 1);
   const report::ServiceClaims claims = report::service_claims(r.run, 0);
   CHECK(r.run.preemptions > 0);
@@ -78,6 +84,26 @@ TEST_CASE("services beside jobs: each preemption costs its job the checkpoint's 
   for (const infer::RequestOutcome& o : r.services[0].run.requests) CHECK(o.finished());
   // The service leaves when its last request ends: its GPUs all go back.
   CHECK(r.run.timeline.back().service_gpus == 0);
+}
+
+TEST_CASE("services beside jobs: the elastic job shrinks to the training model's step at its new width") {
+  const report::JobsReport r = report::evaluate_jobs(scenario::load_scenario(kShared));
+  CHECK(r.run.shrinks > 0);
+  CHECK(r.run.jobs[1].shrinks == r.run.shrinks);
+  // The same job asked for four GPUs from the start: its step alone there.
+  const report::JobsReport four =
+      report::evaluate_jobs(scenario::load_scenario(kShared, {"workload.training_jobs[1].gpus=4"}));
+  const double step_at_four = four.modelled[1].step_s;
+  CHECK(step_at_four > r.modelled[1].step_s);
+  int at_four = 0;
+  for (const jobs::StepChange& c : r.run.step_changes) {
+    if (c.job != 1) continue;
+    const bool full = c.step_s == r.modelled[1].step_s;
+    CHECK((full || c.step_s == step_at_four));
+    at_four += full ? 0 : 1;
+  }
+  CHECK(at_four == static_cast<int>(r.run.shrinks));
+  CHECK(r.run.timeline.back().busy_gpus == 0);
 }
 
 TEST_CASE("services beside jobs: a service every GPU it asks for is free for runs exactly as alone") {

@@ -166,6 +166,88 @@ TEST_CASE("a shared cluster's run is the same on one thread or four") {
   }
 }
 
+TEST_CASE("an elastic job shrinks for a replica, runs on slower, and grows back when the service leaves") {
+  Fixture f;
+  f.spec.autoscaler.max_replicas = 3;
+  f.spec.serving.replicas = 2;
+  f.spec.autoscaler.min_replicas = 2;
+  // Node 0 holds the service's two replicas of four GPUs; the elastic job holds node 1: eight
+  // GPUs, 1000 steps of 1 s, down to four in groups of two, its step at g GPUs 8/g s (perfect
+  // scaling, the global batch kept).
+  const std::vector<jobs::TraceJob> trace{job(1, sim::SimTime::zero(), 8, seconds(1000))};
+  jobs::JobClusterSpec cluster;
+  cluster.gpus_per_node.assign(2, 8);
+  cluster.leaf_of_node.assign(2, 0);
+  cluster.checkpoint_save = seconds(60);
+  cluster.restart_overhead = seconds(120);
+  jobs::ModelledStep step;
+  step.step_s = 1;
+  step.steps = 1000;
+  cluster.modelled = {step};
+  cluster.reference_rate = {1};
+  cluster.min_gpus = {4};
+  cluster.granule = {2};
+  cluster.step_at = [](std::uint32_t, std::int32_t gpus) { return 8.0 / gpus; };
+  std::vector<sim::SimTime> estimates{seconds(1000)};
+  const jobs::SharedService service{f.requests, f.spec, &f.model, 1, 4};
+  const jobs::SharedClusterRun run =
+      jobs::run_shared_cluster(trace, estimates, cluster, std::span<const jobs::SharedService>(&service, 1), 1);
+  const jobs::JobClusterRun& c = run.jobs;
+  // At the first sync (15 s) the third replica claims four GPUs: the job gives four up on node 1
+  // after writing its checkpoint (60 s), instead of stopping.
+  REQUIRE(c.claims.size() == 3);
+  CHECK(c.claims[2].asked == seconds(15));
+  CHECK(c.claims[2].granted == seconds(75));
+  CHECK(c.preemptions == 0);
+  CHECK(c.shrinks == 1);
+  CHECK(c.grows == 1);
+  // 15 s of work done; 985 s left at 2 s a step's second, after a 120 s restart. When the service
+  // leaves (its first GPUs back, at T) the job grows back: another checkpoint and restart
+  // (180 s), then what is left at full speed.
+  const double t = c.claims[2].released.to_seconds();
+  REQUIRE(t > 75);
+  REQUIRE(t < 75 + 120 + 985 * 2);
+  const double left_at_t = 985 - (t - 75 - 120) / 2;  // seconds of work at full width
+  CHECK(c.jobs[0].end.to_seconds() == doctest::Approx(t + 180 + left_at_t).epsilon(1e-12));
+  REQUIRE(c.earlier_runs.size() == 2);
+  CHECK(c.earlier_runs[0].end == seconds(75));
+  CHECK(c.earlier_runs[0].nodes == 1);
+  CHECK(c.shares[c.earlier_runs[1].first_share].gpus == 4);  // its shrunk run, on node 1's other four
+  CHECK(c.checkpoint_gpu_s == doctest::Approx(60.0 * 8 + 60.0 * 8));
+  CHECK(c.restart_gpu_s == doctest::Approx(120.0 * 4 + 120.0 * 8));
+}
+
+TEST_CASE("shrinking: whole groups, at least min_gpus, a width the job can take, the fewest GPUs") {
+  place::GpuPool pool({8, 8}, {0, 0});
+  const std::vector<place::NodeShare> a{{0, 6}, {1, 2}}, b{{1, 5}};
+  pool.take(a);
+  pool.take(b);  // free: node 0 two, node 1 one
+  const auto any = [](std::uint32_t, std::int32_t) { return true; };
+  std::vector<jobs::ShrinkCandidate> candidates{{{0, 0, seconds(0), a}, 8, 4, 2}};
+  // Three GPUs: node 0 lacks one, a group of two from job 0's six there, leaving one spare
+  // (2 free + 2 - 3); node 1 lacks two, job 0's two there, leaving none (1 + 2 - 3): the same
+  // gift, and node 1 is the tighter.
+  auto k = jobs::choose_shrink(pool, candidates, 3, any);
+  REQUIRE(k);
+  CHECK(k->job == 0);
+  CHECK(k->release == place::NodeShare{1, 2});
+  CHECK(k->replica == std::vector<place::NodeShare>{{1, 3}});
+  // Six GPUs: node 0 lacks four, job 0 gives four of its six and keeps four, its minimum.
+  k = jobs::choose_shrink(pool, candidates, 6, any);
+  REQUIRE(k);
+  CHECK(k->release == place::NodeShare{0, 4});
+  // Eight: it would keep two, below its minimum.
+  CHECK_FALSE(jobs::choose_shrink(pool, candidates, 8, any));
+  // A width it cannot take is skipped for the next whole group: 6 GPUs refused, so four go.
+  const auto not_six = [](std::uint32_t, std::int32_t gpus) { return gpus != 6; };
+  k = jobs::choose_shrink(pool, candidates, 3, not_six);
+  REQUIRE(k);
+  CHECK(k->release.gpus == 4);
+  CHECK(k->release.node == 0);
+  // A replica larger than a node is never made by shrinking.
+  CHECK_FALSE(jobs::choose_shrink(pool, candidates, 9, any));
+}
+
 TEST_CASE("victims: the lowest priority first, then the latest started, and only those the replica needs") {
   // Two nodes of eight, all busy: job 0 (priority 0) holds node 0; jobs 1 and 2 (priority 0,
   // started later) hold four GPUs each of node 1; job 3 (priority 3) holds nothing we may take.
