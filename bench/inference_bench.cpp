@@ -7,6 +7,10 @@
 //    loading (drawing the requests), the simulation and the summary.
 // 2. The Azure conversation trace at ten times its rate on 64 replicas of Llama 3.1 70B at TP 4
 //    (32 DGX H100): the whole of fathom's work for that scenario.
+// 3. Training beside inference: the shipped autoscaled service alone
+//    (scenarios/examples/llama3-8b-autoscaling.yaml, 43,200 requests over two hours) and the same
+//    service beside two training jobs on one cluster (training-beside-inference.yaml: the jobs'
+//    steps simulated, the claims, the preemptions and shrinks): what sharing the engine costs.
 // Each case is timed `--repeats` times, interleaved, and the median kept.
 //
 //   build/bench/inference-bench --repeats 3
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include "report/inference/inference_report.hpp"
+#include "report/jobs/jobs_report.hpp"
 #include "scenarios/scenario.hpp"
 
 using namespace fathom;
@@ -121,5 +126,29 @@ int main(int argc, char** argv) {
       "wall %.3f s; p99 TTFT %.3f s, p99 TPOT %.2f ms\n",
       static_cast<long long>(a.metrics.requests), a.metrics.duration_s, median(azure_s), a.metrics.ttft_s.p99,
       a.metrics.tpot_s.p99 * 1e3);
+
+  const std::string examples = FATHOM_SOURCE_DIR "/scenarios/examples/";
+  std::vector<double> alone_s, shared_s;
+  std::uint64_t alone_events = 0, shared_events = 0, shared_preemptions = 0, shared_shrinks = 0;
+  for (int r = 0; r < repeats; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    const report::InferenceReport alone =
+        report::evaluate_inference(scenario::load_scenario(examples + "llama3-8b-autoscaling.yaml"));
+    alone_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    alone_events = alone.run.events;
+    start = std::chrono::steady_clock::now();
+    const report::JobsReport shared =
+        report::evaluate_jobs(scenario::load_scenario(examples + "training-beside-inference.yaml"));
+    shared_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    shared_events = shared.run.events;
+    shared_preemptions = shared.run.preemptions;
+    shared_shrinks = shared.run.shrinks;
+  }
+  std::printf(
+      "\nthe autoscaled 8B service alone: median wall %.3f s, %llu events; beside two training jobs: median wall "
+      "%.3f s (%.2fx), %llu events, %llu preemptions, %llu shrinks\n",
+      median(alone_s), static_cast<unsigned long long>(alone_events), median(shared_s),
+      median(shared_s) / median(alone_s), static_cast<unsigned long long>(shared_events),
+      static_cast<unsigned long long>(shared_preemptions), static_cast<unsigned long long>(shared_shrinks));
   return 0;
 }

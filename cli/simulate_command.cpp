@@ -67,13 +67,20 @@ void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::
   const std::string json = o.training.json.empty() ? loaded.output_json : o.training.json;
   const std::string json_flag = o.training.json.empty() ? loaded.file + ": output.json" : "--json";
   const std::string& trace = o.training.trace;
+  if (!o.requests_out.empty() && loaded.jobs.services.empty()) {
+    throw std::invalid_argument("--requests-out applies to inference workloads and to jobs with services");
+  }
   const int to_stdout = (is_stdout(json) ? 1 : 0) + (is_stdout(o.jobs_out) ? 1 : 0) +
-                        (is_stdout(o.timeline_out) ? 1 : 0) + (is_stdout(trace) ? 1 : 0);
-  if (to_stdout > 1) throw std::invalid_argument("only one of --json, --jobs-out, --timeline-out and --trace can be -");
+                        (is_stdout(o.timeline_out) ? 1 : 0) + (is_stdout(trace) ? 1 : 0) +
+                        (is_stdout(o.requests_out) ? 1 : 0);
+  if (to_stdout > 1) {
+    throw std::invalid_argument("only one of --json, --jobs-out, --timeline-out, --requests-out and --trace can be -");
+  }
   Outputs outputs{{"-o", o.output},
                   {json_flag, json},
                   {"--jobs-out", o.jobs_out},
                   {"--timeline-out", o.timeline_out},
+                  {"--requests-out", o.requests_out},
                   {"--trace", trace}};
   const report::JobsReport r = report::evaluate_jobs(std::move(loaded), o.threads);
   const double wall_s = seconds_since(started);
@@ -83,6 +90,9 @@ void run_jobs(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::
   if (!o.jobs_out.empty()) outputs.file(o.jobs_out, [&](std::ostream& out) { report::write_jobs_csv(out, r); });
   if (!o.timeline_out.empty()) {
     outputs.file(o.timeline_out, [&](std::ostream& out) { report::write_cluster_timeline_csv(out, r); });
+  }
+  if (!o.requests_out.empty()) {
+    outputs.file(o.requests_out, [&](std::ostream& out) { report::write_services_requests_csv(out, r); });
   }
   if (!trace.empty()) outputs.file(trace, [&](std::ostream& out) { report::write_jobs_trace(out, r); });
   outputs.commit();
@@ -212,7 +222,7 @@ void add_simulate_command(CLI::App& app) {
                   "jobs: write the cluster after every change (CSV: time_s, busy_gpus, queued, running, ...)");
   cmd->add_option("--requests-out", options->requests_out,
                   "inference: write one row per request (CSV: request, arrival_s, ..., ttft_s, tpot_s, e2e_s; "
-                  "docs/inference.md)");
+                  "docs/inference.md); jobs with services: every service's, after its name (docs/jobs.md)");
   cmd->add_option("--json", options->training.json,
                   "training, jobs, inference: write the full report as JSON (docs/report.md, docs/jobs.md, "
                   "docs/inference.md)");

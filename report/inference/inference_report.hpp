@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/cost/cost_model.hpp"
@@ -105,6 +106,12 @@ void write_inference_json(std::ostream& out, const InferenceReport& report);
 void write_inference_figures(sim::JsonWriter& j, const InferenceReport& report);
 // One row per request (--requests-out).
 void write_requests_csv(std::ostream& out, const InferenceReport& report);
+// Its header, and its rows each after `lead` (a shared cluster's CSV puts the service's name
+// first).
+inline constexpr std::string_view kRequestsCsvHeader =
+    "request,arrival_s,prompt_tokens,output_tokens,replica,first_token_s,end_s,ttft_s,tpot_s,e2e_s,preemptions,"
+    "meets_slo";
+void write_request_rows(std::ostream& out, const InferenceReport& report, std::string_view lead);
 // A Perfetto timeline: a track per replica with a slice per iteration and counters of its batch
 // and KV cache (--trace; needs InferenceOptions::record_iterations).
 void write_inference_trace(std::ostream& out, const InferenceReport& report);

@@ -380,13 +380,17 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
 }
 
 void write_requests_csv(std::ostream& out, const InferenceReport& report) {
+  out << kRequestsCsvHeader << '\n';
+  write_request_rows(out, report, "");
+}
+
+void write_request_rows(std::ostream& out, const InferenceReport& report, std::string_view lead) {
   const scenario::InferenceWorkload& w = report.scenario.inference;
-  out << "request,arrival_s,prompt_tokens,output_tokens,replica,first_token_s,end_s,ttft_s,tpot_s,e2e_s,preemptions,"
-         "meets_slo\n";
   for (std::size_t i = 0; i < w.requests.size(); ++i) {
     const infer::Request& q = w.requests[i];
     const infer::RequestOutcome& o = report.run.requests[i];
-    out << i << ',' << exact_seconds(q.arrival) << ',' << q.prompt << ',' << q.output << ',' << o.replica << ',';
+    out << lead << i << ',' << exact_seconds(q.arrival) << ',' << q.prompt << ',' << q.output << ',' << o.replica
+        << ',';
     if (!o.finished()) {
       out << ",,,,," << o.preemptions << ",\n";
       continue;

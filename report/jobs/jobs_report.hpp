@@ -79,6 +79,8 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report);
 // The services beside the jobs: each one's figures and claims (services_writers.cpp).
 void write_services_summary(std::FILE* out, const JobsReport& report);
 void write_services_json(sim::JsonWriter& j, const JobsReport& report);
+// Every service's requests, one row each after the service's name (--requests-out).
+void write_services_requests_csv(std::ostream& out, const JobsReport& report);
 // The JSON report: the scenario, the trace, the policy and the `jobs` figures (docs/report.md).
 void write_jobs_json(std::ostream& out, const JobsReport& report);
 // Opens the report's JSON object and writes its first members: fathom's version and the scenario.

@@ -1,6 +1,6 @@
-// The jobs run as a Perfetto timeline: a track per node, a slice per job on each node it held,
-// and the cluster's busy GPUs and queue as counters; a modelled training job's slices are named
-// after it, and its step time is a counter of its own (docs/jobs.md, "Outputs").
+// The jobs run as a Perfetto timeline: a track per node, a slice per job on each node it held
+// (and per service replica beside them), and the cluster's busy GPUs and queue as counters; a modelled training job's
+// slices are named after it, and its step time is a counter of its own (docs/jobs.md, "Outputs").
 #include <string>
 
 #include "report/jobs/jobs_report.hpp"
@@ -27,6 +27,17 @@ void write_jobs_trace(std::ostream& out, const JobsReport& report) {
                       {"gpus", job.gpus},
                       {"wait_s", (run.jobs[seg.job].start - job.submit).to_seconds()},
                       {"nodes", seg.nodes}});
+    }
+  }
+  // A slice per service replica on the node it held, from its grant to its release.
+  const sim::SimTime last = run.timeline.empty() ? sim::SimTime::zero() : run.timeline.back().at;
+  for (const jobs::ClaimRecord& c : run.claims) {
+    if (c.granted < sim::SimTime::zero()) continue;
+    const sim::SimTime end = c.released < sim::SimTime::zero() ? last : c.released;
+    const std::string name = w.services[c.service].name + " replica " + std::to_string(c.replica);
+    for (const place::NodeShare& share : c.shares) {
+      trace.complete(kCluster, share.node + 1, name, c.granted, end - c.granted, "replica",
+                     {{"gpus_here", share.gpus}, {"waited_s", (c.granted - c.asked).to_seconds()}});
     }
   }
   for (const jobs::ClusterSample& c : run.timeline) {

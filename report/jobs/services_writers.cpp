@@ -101,4 +101,11 @@ void write_services_json(sim::JsonWriter& j, const JobsReport& report) {
   j.end_array();
 }
 
+void write_services_requests_csv(std::ostream& out, const JobsReport& report) {
+  out << "service," << kRequestsCsvHeader << '\n';
+  for (std::size_t k = 0; k < report.services.size(); ++k) {
+    write_request_rows(out, report.services[k], report.scenario.jobs.services[k].name + ",");
+  }
+}
+
 }  // namespace fathom::report

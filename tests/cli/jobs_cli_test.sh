@@ -2,7 +2,8 @@
 # `fathom simulate` on jobs scenarios as a user runs it: the KTH log under EASY, its JSON `jobs`
 # section, the per-job and timeline CSVs, byte-identical outputs on a second run, --set of the
 # policy, and bad input: a trace job larger than the cluster (exit 2, the trace's file:line), a
-# flag of another workload kind, and no output touched when the run fails.
+# flag of another workload kind, and no output touched when the run fails; then training beside
+# inference: the services' outputs and the same bytes on one thread or four.
 set -uo pipefail
 build="$1"
 source_dir="$2"
@@ -74,5 +75,29 @@ err=$("$fathom" simulate "$alibaba" --set cluster.nodes=1000 2>&1 >/dev/null); r
 check "a node list that is not the cluster's is refused" grep -q "expected a node list of the cluster's 1000 nodes" <<<"$err"
 err=$("$fathom" simulate "$kth" --set workload.placement=fgd 2>&1 >/dev/null); rc=$?
 check "fgd is refused for whole-GPU traces" grep -q "only with format: alibaba" <<<"$err"
+
+# Training beside inference: the services' outputs, and the same bytes on one thread or four
+# (with a dispatch delay the services' replicas run on the parallel scheduler).
+shared="$source_dir/scenarios/examples/training-beside-inference.yaml"
+delay=(--set "workload.services[0].serving.dispatch_delay=100us")
+out=$("$fathom" simulate "$shared" "${delay[@]}" --json "$tmp/s1.json" --requests-out "$tmp/s1-req.csv" \
+  --timeline-out "$tmp/s1-tl.csv" --trace "$tmp/s1-trace.json" 2>/dev/null); rc=$?
+check "the shared cluster runs" test "$rc" -eq 0
+check "its report gives the jobs' preemptions and shrinks" grep -qE '^the jobs: [0-9]+ preemptions, [0-9]+ shrinks' <<<"$out"
+check "its report gives the service's latency" grep -qE '^  TTFT ' <<<"$out"
+check "its JSON has the services" grep -q '"services"' "$tmp/s1.json"
+check "its JSON has what the jobs paid" grep -q '"checkpoint_gpu_hours"' "$tmp/s1.json"
+check "the requests CSV names the service" grep -q '^service,request,arrival_s' "$tmp/s1-req.csv"
+check "the requests CSV has a row per request" test "$(wc -l <"$tmp/s1-req.csv")" -eq 43201
+check "the timeline has the services' GPUs" grep -q ',fragmentation,service_gpus$' "$tmp/s1-tl.csv"
+check "never more than 32 GPUs held" awk -F, 'NR > 1 && $2 + $9 > 32 { bad = 1 } END { exit bad }' "$tmp/s1-tl.csv"
+check "--trace has the replicas' slices" grep -q '"name":"chat replica 2","cat":"replica"' "$tmp/s1-trace.json"
+"$fathom" simulate "$shared" "${delay[@]}" --threads 4 --json "$tmp/s4.json" --requests-out "$tmp/s4-req.csv" \
+  --timeline-out "$tmp/s4-tl.csv" >/dev/null 2>&1
+check "the shared cluster's JSON is the same on four threads" cmp -s "$tmp/s1.json" "$tmp/s4.json"
+check "its requests are the same on four threads" cmp -s "$tmp/s1-req.csv" "$tmp/s4-req.csv"
+check "its timeline is the same on four threads" cmp -s "$tmp/s1-tl.csv" "$tmp/s4-tl.csv"
+err=$("$fathom" simulate "$kth" --requests-out "$tmp/r.csv" 2>&1 >/dev/null); rc=$?
+check "--requests-out without services is refused" test "$rc" -ne 0 -a ! -e "$tmp/r.csv"
 
 exit $((failures > 0))

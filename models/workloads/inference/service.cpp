@@ -120,7 +120,9 @@ class RouterLp final : public sim::LogicalProcess {
       }
       case kReady: {
         const auto r = event.payload.as<std::uint32_t>();
-        if (state_[r] == State::kStarting) state_[r] = State::kReady;
+        // One stopped while it started (its service left a shared cluster) stays off.
+        if (state_[r] != State::kStarting) return;
+        state_[r] = State::kReady;
         record(ctx.now());
         return;
       }

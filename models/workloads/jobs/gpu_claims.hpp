@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "models/placement/gpu_pool.hpp"
 #include "sim/event.hpp"
 #include "sim/time.hpp"
 
@@ -43,7 +45,8 @@ struct ClaimRecord {
   sim::SimTime asked;                                // time 0 for the initial replicas
   sim::SimTime granted = sim::SimTime::from_ns(-1);  // < 0: never (cancelled, or the run ended)
   sim::SimTime released = sim::SimTime::from_ns(-1);
-  std::uint32_t victims = 0;  // jobs it preempted
+  std::uint32_t victims = 0;             // jobs it preempted or shrank
+  std::vector<place::NodeShare> shares;  // its GPUs, once granted
 };
 
 }  // namespace fathom::jobs

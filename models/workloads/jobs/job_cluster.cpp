@@ -183,7 +183,12 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         }
         pool_.take(shares);
         service_gpus_ += c.gpus_per_replica;
-        run_.claims.push_back({s, r, sim::SimTime::zero(), sim::SimTime::zero()});
+        ClaimRecord record;
+        record.service = s;
+        record.replica = r;
+        record.granted = sim::SimTime::zero();
+        record.shares = shares;
+        run_.claims.push_back(std::move(record));
         held_[{s, r}] = {std::move(shares), run_.claims.size() - 1};
       }
     }
@@ -194,15 +199,19 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     if (c.service >= claimants_.size()) throw sim::ModelError("shared cluster: a claim from an unknown service");
     switch (event.kind) {
       case kClaim:
-        run_.claims.push_back({c.service, c.replica, now()});
+        run_.claims.emplace_back();
+        run_.claims.back().service = c.service;
+        run_.claims.back().replica = c.replica;
+        run_.claims.back().asked = now();
         claims_.emplace_back();
         claims_.back().service = c.service;
         claims_.back().replica = c.replica;
         claims_.back().record = run_.claims.size() - 1;
         break;
       case kCancelClaim: {
-        const auto it = std::find_if(claims_.begin(), claims_.end(),
-                                     [&](const Claim& w) { return w.service == c.service && w.replica == c.replica; });
+        const auto it = std::find_if(claims_.begin(), claims_.end(), [&](const Claim& w) {
+          return w.service == c.service && w.replica == c.replica && !w.cancelled;
+        });
         if (it == claims_.end()) return;  // granted already: the router releases it on the grant
         pool_.give(it->taken);
         service_gpus_ -= gpus_of(it->taken);
@@ -301,6 +310,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
       throw sim::ModelError("shared cluster: a claim's GPUs did not free as its victims left");
     }
     run_.claims[c.record].granted = now();
+    run_.claims[c.record].shares = c.taken;
     held_[{c.service, c.replica}] = {std::move(c.taken), c.record};
     ctx_->send(claimants_[c.service].lp, sim::SimTime::zero(), kGranted,
                sim::Payload::of(ClaimOf{c.service, c.replica}));
