@@ -326,6 +326,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     claim_of_[job] = &c;
     ++c.waiting;
     run_.checkpoint_gpu_s += save_.to_seconds() * width_[job];
+    leave_sharing(job);  // a reshare while it writes must not re-predict (and void) its end
     // The scheduler expects its GPUs when the checkpoint is written.
     running_.erase({expected_end_[job], job, width_[job]});
     expected_end_[job] = sim::SimTime::saturating_add(now(), save_);
@@ -373,6 +374,15 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     if (c.waiting == 0) claims_.remove_if([&](const Claim& x) { return &x == &c; });
   }
 
+  // A job leaves the fabric's sharing (it stopped, or writes its checkpoint and sends nothing):
+  // its neighbours' rates are recomputed at the decision.
+  void leave_sharing(std::uint32_t job) {
+    const auto it = std::find(sharing_.begin(), sharing_.end(), job);
+    if (it == sharing_.end()) return;
+    sharing_.erase(it);
+    reshare_pending_ = true;
+  }
+
   bool elastic_job(std::uint32_t job) const {
     return job < min_gpus_.size() && min_gpus_[job] > 0 && min_gpus_[job] < jobs_[job].gpus && step_at_ &&
            job < modelled_.size() && modelled_[job].steps > 0;
@@ -389,6 +399,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     shrink_[job] = release;
     ++c.waiting;
     run_.checkpoint_gpu_s += save_.to_seconds() * width_[job];
+    leave_sharing(job);
     running_.erase({expected_end_[job], job, width_[job]});
     expected_end_[job] = sim::SimTime::saturating_add(now(), save_);  // re-predicted when it restarts
     running_.insert({expected_end_[job], job, width_[job]});
@@ -403,8 +414,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     credit(p);
     run_.earlier_runs.push_back({job, r.last_start, now(), r.first_share, r.nodes});
     r.executed = r.executed + (now() - r.last_start);
-    const bool was_sharing = shares_fabric(job);
-    if (was_sharing) sharing_.erase(std::find(sharing_.begin(), sharing_.end(), job));
+    leave_sharing(job);
     r.first_share = static_cast<std::uint32_t>(run_.shares.size());
     run_.shares.insert(run_.shares.end(), shares.begin(), shares.end());
     r.nodes = static_cast<std::int32_t>(shares.size());
@@ -427,7 +437,6 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
       fresh_.insert(job);
       reshare_pending_ = true;  // the reshare predicts its end
     } else {
-      if (was_sharing) reshare_pending_ = true;  // its neighbours' rates change
       predict_end(job);
     }
   }
@@ -581,10 +590,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     pool_.give(
         std::span<const place::NodeShare>(run_.shares.data() + r.first_share, static_cast<std::size_t>(r.nodes)));
     running_.erase({expected_end_[job], job, width_[job]});
-    if (shares_fabric(job)) {
-      sharing_.erase(std::find(sharing_.begin(), sharing_.end(), job));
-      reshare_pending_ = true;
-    }
+    leave_sharing(job);
   }
 
   void preempt(std::uint32_t job) override {

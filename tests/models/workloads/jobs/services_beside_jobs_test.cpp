@@ -106,6 +106,28 @@ TEST_CASE("services beside jobs: the elastic job shrinks to the training model's
   CHECK(r.run.timeline.back().busy_gpus == 0);
 }
 
+TEST_CASE("services beside jobs: a job that shares the fabric writes its checkpoint while its neighbours change") {
+  // two-jobs-spine-sharing.yaml's jobs x and y (two nodes each, their rings sharing spine links)
+  // and a burst on a service of whole-node replicas: at the first sync (15 s) its claims take the
+  // free nodes and preempt y, which writes its checkpoint for 10 minutes. x ends meanwhile (67 s):
+  // the fabric is re-shared, which must leave y's checkpoint alone: y frees its GPUs at 615 s and
+  // waits, its claim already withdrawn (the burst is over), then starts again at once.
+  const std::string service =
+      "workload.services=[{name: burst, model: llama3.1-8b, serving: {tp: 8, replicas: 1}, requests: {arrival: "
+      "all-at-once, count: 2000, prompt_tokens: 512, output_tokens: 512}, autoscaler: {metric: outstanding, target: "
+      "10, min_replicas: 1, max_replicas: 9, startup: 10s}}]";
+  const report::JobsReport r =
+      report::evaluate_jobs(scenario::load_scenario(kTwoJobs, {service, "workload.scheduler.checkpoint_save=10min"}));
+  REQUIRE(r.run.preemptions == 1);
+  REQUIRE(r.run.earlier_runs.size() == 1);
+  const jobs::JobSegment& y = r.run.earlier_runs[0];
+  CHECK(r.scenario.jobs.training[y.job].name == "y");
+  CHECK(y.end == sim::SimTime::from_seconds(615));
+  CHECK(r.run.jobs[y.job].last_start == sim::SimTime::from_seconds(615));
+  CHECK(r.run.jobs[0].end < sim::SimTime::from_seconds(615));  // x ended during y's checkpoint
+  CHECK(report::service_claims(r.run, 0).granted == report::service_claims(r.run, 0).claims - 1);
+}
+
 TEST_CASE("services beside jobs: a service every GPU it asks for is free for runs exactly as alone") {
   // Eight nodes: the jobs' 24 GPUs and the service's 16 at most leave GPUs free throughout.
   const report::JobsReport shared =
