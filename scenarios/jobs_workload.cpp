@@ -103,7 +103,7 @@ void read_policy(JobsWorkload& w, MapReader& m, Reader& r, std::int64_t cluster_
   MapReader s = m.optional_child("scheduler");
   r.note(s);
   for (auto key : {"policy", "order", "backfill", "thresholds", "quantum", "teams", "team_of", "restart_overhead",
-                   "checkpoint_save"})
+                   "checkpoint_save", "checkpoint_tier"})
     r.find(s, key);
   const std::string policy = s.one_of("policy", {"queue", "las", "gang", "quota"}, "queue");
   sched::SchedulerSpec& spec = w.scheduler;
@@ -136,8 +136,10 @@ void read_policy(JobsWorkload& w, MapReader& m, Reader& r, std::int64_t cluster_
   }
   if (w.services.empty()) {
     s.forbid("checkpoint_save", "only with services: a job a service preempts writes its checkpoint first");
+    s.forbid("checkpoint_tier", "only with services: a job a service preempts writes its checkpoint first");
   } else {
     w.checkpoint_save = s.duration("checkpoint_save", sim::SimTime::zero());
+    w.checkpoint_tier = s.optional<std::string>("checkpoint_tier", "", "a storage tier's name (under storage:)");
   }
   if (spec.policy == sched::Policy::kLas) {
     // Thresholds of attained service: GPU-time, written as durations ("1h": one GPU-hour).

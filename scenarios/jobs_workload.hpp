@@ -83,6 +83,9 @@ struct JobsWorkload {
   };
   std::vector<Service> services;
   sim::SimTime checkpoint_save;  // scheduler.checkpoint_save: a job a service preempts writes its checkpoint
+  // scheduler.checkpoint_tier: a training job's checkpoint write and read are timed on this tier
+  // (a name under `storage:`) instead: checkpoint_save is then for the trace's jobs only.
+  std::string checkpoint_tier;
 
   // What the loader made of it.
   std::vector<jobs::TraceJob> jobs;               // the window, in submit order, its first submit at time 0

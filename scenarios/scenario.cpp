@@ -719,6 +719,23 @@ void read_workload(Scenario& s, MapReader w) {
     }
     read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, s.seed,
                        s.locations);
+    if (!s.jobs.checkpoint_tier.empty()) {
+      const std::string key = "workload.scheduler.checkpoint_tier";
+      const Location at = s.locations.count(key) ? s.locations.at(key) : s.locations.at("workload");
+      if (s.jobs.training.empty()) {
+        throw ScenarioError(at, key, "training_jobs: only a modelled job's checkpoint has a size to time",
+                            quote_found(s.jobs.checkpoint_tier), "give the trace's jobs checkpoint_save instead");
+      }
+      std::string names;
+      bool found = false;
+      for (const storage::TierSpec& t : s.storage) {
+        found = found || t.name == s.jobs.checkpoint_tier;
+        names += (names.empty() ? " " : ", ") + t.name;
+      }
+      if (!found) {
+        throw ScenarioError(at, key, "a tier under storage:" + names, quote_found(s.jobs.checkpoint_tier));
+      }
+    }
     w.finish();
     return;
   }

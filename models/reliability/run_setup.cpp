@@ -71,6 +71,26 @@ double tier_transfer_s(const storage::TierSpec& tier, const topo::ClusterSpec& c
   return transfer(tier, cluster, job_nodes, groups, write, seed, requests).seconds;
 }
 
+TransferRequests checkpoint_write_requests(const train::CheckpointSize& size) {
+  // A file a writing rank (PyTorch DCP's __<rank>_0.distcp), and the checkpoint's metadata file.
+  const double per_gpu = size.bytes_per_writing_gpu > 0 ? size.bytes_per_writing_gpu : size.bytes_per_writing_node;
+  const double writing_ranks = per_gpu > 0 ? std::round(size.bytes / per_gpu) : 0;
+  const int ranks_per_writing_node =
+      per_gpu > 0 ? std::max(1, static_cast<int>(std::round(size.bytes_per_writing_node / per_gpu))) : 1;
+  return {ranks_per_writing_node, writing_ranks + 1};
+}
+
+CheckpointTimes checkpoint_times(const storage::TierSpec& tier, const topo::ClusterSpec& cluster, int job_nodes,
+                                 const train::CheckpointSize& size, int gpus, std::uint64_t seed) {
+  CheckpointTimes t;
+  t.write_s = tier_transfer_s(tier, cluster, job_nodes, {{size.writing_nodes, size.bytes_per_writing_node}}, true, seed,
+                              checkpoint_write_requests(size));
+  // On restore every rank opens its own file.
+  t.restore_s = tier_transfer_s(tier, cluster, job_nodes, size.reads, false, seed,
+                                {cluster.node.gpus, static_cast<double>(gpus)});
+  return t;
+}
+
 RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>& checkpoint,
                   const storage::TierSpec* tier, const FailureSpec& failures, const train::TrainingSpec& spec,
                   const train::TrainingResult& step, double data_stall_s, const topo::ClusterSpec& cluster,
@@ -110,17 +130,10 @@ RunSetup plan_run(const RunSpec& run, const std::optional<train::CheckpointSpec>
                           "room for one checkpoint of " + tb(stored) + (tier->per_node() ? " per node" : ""),
                           "a tier of " + tb(capacity));
     }
-    // A file a writing rank (PyTorch DCP's __<rank>_0.distcp), and the checkpoint's metadata file;
-    // on restore every rank opens its own.
-    const double per_gpu = size.bytes_per_writing_gpu > 0 ? size.bytes_per_writing_gpu : size.bytes_per_writing_node;
-    const double writing_ranks = per_gpu > 0 ? std::round(size.bytes / per_gpu) : 0;
-    const int ranks_per_writing_node =
-        per_gpu > 0 ? std::max(1, static_cast<int>(std::round(size.bytes_per_writing_node / per_gpu))) : 1;
     const TierTransfer write = transfer(*tier, cluster, nodes, {{size.writing_nodes, size.bytes_per_writing_node}},
-                                        true, seed, {ranks_per_writing_node, writing_ranks + 1});
+                                        true, seed, checkpoint_write_requests(size));
     s.write_s = write.seconds;
-    s.restore_s =
-        tier_transfer_s(*tier, cluster, nodes, size.reads, false, seed, {node.gpus, static_cast<double>(spec.gpus)});
+    s.restore_s = checkpoint_times(*tier, cluster, nodes, size, spec.gpus, seed).restore_s;
     if (checkpoint->async) {
       s.block_s = size.bytes_per_writing_gpu / node.pcie_bytes_per_s;
       s.drain_s = s.write_s;

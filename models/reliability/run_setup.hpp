@@ -89,4 +89,16 @@ double tier_transfer_s(const storage::TierSpec& tier, const topo::ClusterSpec& c
                        const std::vector<train::CheckpointSize::StageRead>& groups, bool write, std::uint64_t seed,
                        const TransferRequests& requests = {});
 
+// Who writes a checkpoint of `size`: its writing ranks on each writing node, a file each and
+// the checkpoint's metadata file.
+TransferRequests checkpoint_write_requests(const train::CheckpointSize& size);
+
+// One checkpoint of `size` (of a job of `gpus` GPUs on `job_nodes` nodes) written to `tier` and
+// read back, as plan_run times them: seconds.
+struct CheckpointTimes {
+  double write_s = 0, restore_s = 0;
+};
+CheckpointTimes checkpoint_times(const storage::TierSpec& tier, const topo::ClusterSpec& cluster, int job_nodes,
+                                 const train::CheckpointSize& size, int gpus, std::uint64_t seed);
+
 }  // namespace fathom::rel

@@ -9,7 +9,9 @@
 #include <string>
 #include <utility>
 
+#include "models/reliability/run_setup.hpp"
 #include "models/workloads/jobs/shared_cluster.hpp"
+#include "models/workloads/training/checkpoint.hpp"
 #include "models/workloads/training/comms_cache.hpp"
 #include "models/workloads/training/step_model.hpp"
 #include "report/terminal.hpp"
@@ -178,12 +180,34 @@ void add_elastic_jobs(const JobsReport& report, jobs::JobClusterSpec& spec) {
   };
 }
 
+// With scheduler.checkpoint_tier: each training job's checkpoint (sharded, as Megatron's
+// distributed checkpoint writes it: rel::checkpoint_times, the whole-run model's own timing) on
+// that tier: its write is what the job spends before its GPUs free, its read adds to its restart.
+void add_checkpoint_times(JobsReport& report, jobs::JobClusterSpec& spec) {
+  const scenario::Scenario& s = report.scenario;
+  const scenario::JobsWorkload& w = s.jobs;
+  if (w.checkpoint_tier.empty()) return;
+  const auto tier = std::find_if(s.storage.begin(), s.storage.end(),
+                                 [&](const storage::TierSpec& t) { return t.name == w.checkpoint_tier; });
+  const int per_node = std::max(1, s.cluster.node.gpus);
+  for (const jobs::TrainingJob& job : w.training) {
+    const train::MemoryReport memory = train::step_memory(job.spec, s.accelerator);
+    const train::CheckpointSize size = train::checkpoint_size(job.spec, memory, per_node, true);
+    const int nodes = (job.spec.gpus + per_node - 1) / per_node;
+    const rel::CheckpointTimes t = rel::checkpoint_times(*tier, s.cluster, nodes, size, job.spec.gpus, s.seed);
+    report.checkpoints.push_back({size.bytes, t.write_s, t.restore_s});
+    spec.checkpoint_save_of.push_back(sim::SimTime::from_ns(std::llround(t.write_s * 1e9)));
+    spec.restore_of.push_back(sim::SimTime::from_ns(std::llround(t.restore_s * 1e9)));
+  }
+}
+
 // The scenario's services beside its jobs on one engine (jobs::run_shared_cluster): each service's
 // figures as an inference scenario of its own would give them, from its own copy of the scenario.
 void run_with_services(JobsReport& report, jobs::JobClusterSpec spec, unsigned threads) {
   scenario::Scenario& s = report.scenario;
   spec.checkpoint_save = s.jobs.checkpoint_save;
   add_elastic_jobs(report, spec);
+  add_checkpoint_times(report, spec);
   // Each service's scenario: this one with the service as its workload (and not the jobs).
   std::vector<scenario::JobsWorkload::Service> services = std::move(s.jobs.services);
   scenario::JobsWorkload jobs_workload = std::move(s.jobs);

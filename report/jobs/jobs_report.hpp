@@ -57,6 +57,11 @@ struct JobsReport {
   // `services`: each inference service beside the jobs, as its own report (scenario: this one
   // with the service as its workload; no expectations or cost of its own).
   std::vector<InferenceReport> services;
+  // With scheduler.checkpoint_tier: each training job's checkpoint and its write and read there.
+  struct Checkpoint {
+    double bytes = 0, write_s = 0, restore_s = 0;
+  };
+  std::vector<Checkpoint> checkpoints;
 };
 
 // Runs the scenario's trace, and its services beside it. A scenario whose workload is not jobs is

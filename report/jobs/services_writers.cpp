@@ -29,10 +29,23 @@ ServiceClaims service_claims(const jobs::JobClusterRun& run, std::uint32_t servi
 
 void write_services_summary(std::FILE* out, const JobsReport& report) {
   const scenario::JobsWorkload& w = report.scenario.jobs;
-  std::fprintf(out,
-               "\nservices beside the jobs: a job a service preempts or shrinks writes its checkpoint for %s s, "
-               "then restarts in %s s\n",
-               ten_digits(w.checkpoint_save.to_seconds()).c_str(), ten_digits(w.restart_overhead.to_seconds()).c_str());
+  if (report.checkpoints.empty()) {
+    std::fprintf(out,
+                 "\nservices beside the jobs: a job a service preempts or shrinks writes its checkpoint for %s s, "
+                 "then restarts in %s s\n",
+                 ten_digits(w.checkpoint_save.to_seconds()).c_str(),
+                 ten_digits(w.restart_overhead.to_seconds()).c_str());
+  } else {
+    std::fprintf(out,
+                 "\nservices beside the jobs: a job a service preempts or shrinks writes its checkpoint to %s, then "
+                 "reads it back and restarts in %s s more\n",
+                 w.checkpoint_tier.c_str(), ten_digits(w.restart_overhead.to_seconds()).c_str());
+    for (std::size_t j = 0; j < report.checkpoints.size(); ++j) {
+      const JobsReport::Checkpoint& c = report.checkpoints[j];
+      std::fprintf(out, "  %-18s checkpoint %.4g GB (sharded): written in %.4g s, read in %.4g s\n",
+                   w.training[j].name.c_str(), c.bytes / 1e9, c.write_s, c.restore_s);
+    }
+  }
   // What the jobs paid (every preemption, shrink and growth on a shared cluster is the services'
   // doing), and the services' share of the GPU time.
   double service_gpu_s = 0;
@@ -70,6 +83,19 @@ void write_services_json(sim::JsonWriter& j, const JobsReport& report) {
   j.member("preemptions", report.run.preemptions);
   j.member("shrinks", report.run.shrinks);
   j.member("grows", report.run.grows);
+  j.member("checkpoint_tier", w.checkpoint_tier);
+  j.key("checkpoints");  // with checkpoint_tier: each training job's
+  j.begin_array();
+  for (std::size_t k = 0; k < report.checkpoints.size(); ++k) {
+    const JobsReport::Checkpoint& c = report.checkpoints[k];
+    j.begin_object();
+    j.member("job", w.training[k].name);
+    j.member("bytes", c.bytes);
+    j.member("write_s", c.write_s);
+    j.member("restore_s", c.restore_s);
+    j.end_object();
+  }
+  j.end_array();
   j.member("checkpoint_gpu_hours", report.run.checkpoint_gpu_s / 3600);
   j.member("restart_gpu_hours", report.run.restart_gpu_s / 3600);
   j.end_object();

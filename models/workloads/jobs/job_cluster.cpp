@@ -50,6 +50,8 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
         claimants_(spec.claimants),
         priority_(spec.priority),
         save_(spec.checkpoint_save),
+        save_of_(spec.checkpoint_save_of),
+        restore_of_(spec.restore_of),
         min_gpus_(spec.min_gpus),
         granule_(spec.granule),
         step_at_(spec.step_at) {
@@ -325,13 +327,13 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     const std::uint32_t generation = ++p.generation;  // its predicted end is void
     claim_of_[job] = &c;
     ++c.waiting;
-    run_.checkpoint_gpu_s += save_.to_seconds() * width_[job];
+    run_.checkpoint_gpu_s += save_for(job).to_seconds() * width_[job];
     leave_sharing(job);  // a reshare while it writes must not re-predict (and void) its end
     // The scheduler expects its GPUs when the checkpoint is written.
     running_.erase({expected_end_[job], job, width_[job]});
-    expected_end_[job] = sim::SimTime::saturating_add(now(), save_);
+    expected_end_[job] = sim::SimTime::saturating_add(now(), save_for(job));
     running_.insert({expected_end_[job], job, width_[job]});
-    ctx_->send(ctx_->self(), save_, kSaved, sim::Payload::of(EventOf{job, generation}));
+    ctx_->send(ctx_->self(), save_for(job), kSaved, sim::Payload::of(EventOf{job, generation}));
   }
 
   // A preempted job's checkpoint is written: its GPUs free, the claim takes its part, and the job
@@ -383,6 +385,13 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     reshare_pending_ = true;
   }
 
+  // What a preempted job spends writing its checkpoint on its GPUs, and restarting (as ns of wall
+  // time): its own figures when the cluster has them (from its checkpoint's size and the tier).
+  sim::SimTime save_for(std::uint32_t job) const { return save_of_.empty() ? save_ : save_of_[job]; }
+  double restart_for(std::uint32_t job) const {
+    return restart_ns_ + (restore_of_.empty() ? 0.0 : static_cast<double>(restore_of_[job].ns()));
+  }
+
   bool elastic_job(std::uint32_t job) const {
     return job < min_gpus_.size() && min_gpus_[job] > 0 && min_gpus_[job] < jobs_[job].gpus && step_at_ &&
            job < modelled_.size() && modelled_[job].steps > 0;
@@ -398,12 +407,12 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     claim_of_[job] = &c;
     shrink_[job] = release;
     ++c.waiting;
-    run_.checkpoint_gpu_s += save_.to_seconds() * width_[job];
+    run_.checkpoint_gpu_s += save_for(job).to_seconds() * width_[job];
     leave_sharing(job);
     running_.erase({expected_end_[job], job, width_[job]});
-    expected_end_[job] = sim::SimTime::saturating_add(now(), save_);  // re-predicted when it restarts
+    expected_end_[job] = sim::SimTime::saturating_add(now(), save_for(job));  // re-predicted when it restarts
     running_.insert({expected_end_[job], job, width_[job]});
-    ctx_->send(ctx_->self(), save_, kSaved, sim::Payload::of(EventOf{job, generation}));
+    ctx_->send(ctx_->self(), save_for(job), kSaved, sim::Payload::of(EventOf{job, generation}));
   }
 
   // The job's run so far ends as a run of its own; it goes on from now on `shares`, `gpus` wide,
@@ -454,8 +463,8 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     pool_.give(std::span<const place::NodeShare>(&release, 1));
     ++run_.jobs[job].shrinks;
     ++run_.shrinks;
-    run_.restart_gpu_s += restart_ns_ / 1e9 * (width_[job] - release.gpus);
-    reshape(job, kept, width_[job] - release.gpus, restart_ns_);
+    run_.restart_gpu_s += restart_for(job) / 1e9 * (width_[job] - release.gpus);
+    reshape(job, kept, width_[job] - release.gpus, restart_for(job));
   }
 
   // With no job and no claim waiting, shrunk elastic jobs take their GPUs back, the highest
@@ -488,9 +497,9 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
       }
       ++run_.jobs[job].grows;
       ++run_.grows;
-      run_.checkpoint_gpu_s += save_.to_seconds() * jobs_[job].gpus;
-      run_.restart_gpu_s += restart_ns_ / 1e9 * jobs_[job].gpus;
-      reshape(job, all, jobs_[job].gpus, static_cast<double>(save_.ns()) + restart_ns_);
+      run_.checkpoint_gpu_s += save_for(job).to_seconds() * jobs_[job].gpus;
+      run_.restart_gpu_s += restart_for(job) / 1e9 * jobs_[job].gpus;
+      reshape(job, all, jobs_[job].gpus, static_cast<double>(save_for(job).ns()) + restart_for(job));
     }
   }
 
@@ -528,14 +537,14 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     std::uint32_t starts = 1;
     if (keep_progress) {
       Progress& p = progress_[q.job];
-      p.work_left_ns = resumed ? p.work_left_ns + restart_ns_  // restored, reloaded, warmed up again
+      p.work_left_ns = resumed ? p.work_left_ns + restart_for(q.job)  // restored, reloaded, warmed up again
                                : static_cast<double>(jobs_[q.job].run.ns());
       p.running = true;
       p.since = now();
       p.stretch = 1;
       starts = ++p.starts;
     }
-    const sim::SimTime restart = sim::SimTime::from_ns(static_cast<std::int64_t>(resumed ? restart_ns_ : 0));
+    const sim::SimTime restart = sim::SimTime::from_ns(static_cast<std::int64_t>(resumed ? restart_for(q.job) : 0));
     run_.restart_gpu_s += restart.to_seconds() * q.gpus;
     expected_end_[q.job] = sim::SimTime::saturating_add(now(), sim::SimTime::saturating_add(q.estimate, restart));
     // An elastic job shrunk before it was stopped starts again at its full width.
@@ -611,7 +620,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
     JobRun& r = run_.jobs[job];
     r.end = now();
     // Its run beside the others over its run alone, restarts included in both.
-    const double alone = static_cast<double>(jobs_[job].run.ns()) + restart_ns_ * r.preemptions;
+    const double alone = static_cast<double>(jobs_[job].run.ns()) + restart_for(job) * r.preemptions;
     if (alone > 0) r.interference = static_cast<double>(r.executed.ns()) / alone;
     scheduler_->ended(job);
     if (predict_ && jobs_[job].user >= 0) {
@@ -712,6 +721,7 @@ class JobClusterLp final : public sim::LogicalProcess, private sched::Scheduling
   std::span<const Claimant> claimants_;
   std::span<const int> priority_;
   sim::SimTime save_;
+  std::span<const sim::SimTime> save_of_, restore_of_;
   std::list<Claim> claims_;                   // waiting, in the order they came
   std::map<std::uint32_t, Claim*> claim_of_;  // by job checkpointing: the claim it frees GPUs for
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::vector<place::NodeShare>, std::size_t>>

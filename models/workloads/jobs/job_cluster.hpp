@@ -59,6 +59,10 @@ struct JobClusterSpec {
   std::vector<Claimant> claimants;
   std::vector<int> priority;
   sim::SimTime checkpoint_save;
+  // Per job, when the cluster knows them (its checkpoint written to and read from a storage
+  // tier): checkpoint_save_of[j] replaces checkpoint_save, and restore_of[j] adds to
+  // restart_overhead. Empty: the scalars for every job.
+  std::vector<sim::SimTime> checkpoint_save_of, restore_of;
   // Elastic training jobs: min_gpus[j] > 0 lets a claim shrink modelled job j, down to min_gpus[j]
   // GPUs, by whole model-parallel groups of granule[j] GPUs on the replica's node, instead of
   // stopping it: it writes its checkpoint (checkpoint_save), gives those GPUs up, and runs on

@@ -39,7 +39,7 @@ TEST_CASE("services beside jobs: the example's keys") {
   CHECK(s.jobs.services[0].priority == 1);
   CHECK(s.jobs.services[0].workload.serving.replicas == 2);
   CHECK(s.jobs.services[0].workload.autoscaler.max_replicas == 16);
-  CHECK(s.jobs.checkpoint_save == sim::SimTime::from_seconds(120));
+  CHECK(s.jobs.checkpoint_tier == "models");
   CHECK(s.jobs.restart_overhead == sim::SimTime::from_seconds(300));
   CHECK(s.jobs.training_priority == std::vector<int>{2, 0});
   CHECK(s.jobs.training_min_gpus == std::vector<std::int32_t>{0, 4});
@@ -55,9 +55,11 @@ TEST_CASE("services beside jobs: what the loader refuses, each at its key") {
   CHECK(error_key(kShared, {"workload.services[0].colour=red"}) == "workload.services[0].colour");
   CHECK(error_key(kShared, {"workload.training_jobs[0].priority=1.5"}) == "workload.training_jobs[0].priority");
   CHECK(error_key(kShared, {"workload.services[0].slo.tpot=50"}) == "workload.services[0].slo.tpot");
+  CHECK(error_key(kShared, {"workload.scheduler.checkpoint_tier=scratch"}) == "workload.scheduler.checkpoint_tier");
   // A job a service preempts writes its checkpoint: without services nothing does.
   CHECK(error_key(kTwoJobs, {"workload.scheduler.checkpoint_save=1min"}) == "workload.scheduler.checkpoint_save");
   CHECK(error_key(kTwoJobs, {"workload.training_jobs[0].min_gpus=8"}) == "workload.training_jobs[0].min_gpus");
+  CHECK(error_key(kTwoJobs, {"workload.scheduler.checkpoint_tier=models"}) == "workload.scheduler.checkpoint_tier");
   CHECK(error_key(kShared, {"workload.training_jobs[1].min_gpus=9"}) == "workload.training_jobs[1].min_gpus");
   CHECK(error_key(kShared, {"workload.training_jobs[1].min_gpus=0"}) == "workload.training_jobs[1].min_gpus");
 }
@@ -70,15 +72,20 @@ TEST_CASE("services beside jobs: each preemption costs its job the checkpoint's 
   const report::ServiceClaims claims = report::service_claims(r.run, 0);
   CHECK(r.run.preemptions > 0);
   CHECK(static_cast<std::uint64_t>(claims.victims) == r.run.preemptions);
-  CHECK(claims.max_wait_s == doctest::Approx(120));  // a claim that preempts waits for the checkpoint's write
+  // A claim that preempts waits for the checkpoint's write, timed on the tier from its size.
+  REQUIRE(r.checkpoints.size() == 2);
+  CHECK(r.checkpoints[1].bytes == doctest::Approx(14.0 * 8.03e9).epsilon(0.01));  // 14 bytes a parameter
+  CHECK(claims.max_wait_s == doctest::Approx(r.checkpoints[1].write_s).epsilon(1e-6));
   for (std::size_t j = 0; j < r.run.jobs.size(); ++j) {
     const jobs::JobRun& run = r.run.jobs[j];
     CAPTURE(j);
     // The pretraining job (priority 2) outranks the service: never preempted.
     if (j == 0) CHECK(run.preemptions == 0);
-    // Held GPU time: its run alone, and per preemption the checkpoint's write and the restart.
+    // Held GPU time: its run alone, and per preemption the checkpoint's write, its read and the
+    // rest of the restart (300 s).
     const double alone = r.modelled[j].step_s * static_cast<double>(r.modelled[j].steps);
-    const double expected = alone + run.preemptions * (120.0 + 300.0);
+    const report::JobsReport::Checkpoint& c = r.checkpoints[j];
+    const double expected = alone + run.preemptions * (c.write_s + c.restore_s + 300.0);
     CHECK(run.executed.to_seconds() == doctest::Approx(expected).epsilon(1e-9));
   }
   for (const infer::RequestOutcome& o : r.services[0].run.requests) CHECK(o.finished());
