@@ -616,6 +616,35 @@ void read_services(Scenario& s, MapReader& w) {
   }
 }
 
+// The jobs' keys that only services give a meaning to, checked once the workload is read: an
+// elastic job's min_gpus, and the tier its checkpoints are timed on.
+void check_beside_services(const Scenario& s) {
+  for (std::size_t i = 0; i < s.jobs.training_min_gpus.size() && s.jobs.services.empty(); ++i) {
+    if (s.jobs.training_min_gpus[i] == 0) continue;
+    const std::string key = "workload.training_jobs[" + std::to_string(i) + "].min_gpus";
+    throw ScenarioError(s.locations.count(key) ? s.locations.at(key) : s.jobs.training_at[i], key,
+                        "no min_gpus without services: only a service's claim shrinks a job",
+                        std::to_string(s.jobs.training_min_gpus[i]));
+  }
+  if (!s.jobs.checkpoint_tier.empty()) {
+    const std::string key = "workload.scheduler.checkpoint_tier";
+    const Location at = s.locations.count(key) ? s.locations.at(key) : s.locations.at("workload");
+    if (s.jobs.training.empty()) {
+      throw ScenarioError(at, key, "training_jobs: only a modelled job's checkpoint has a size to time",
+                          quote_found(s.jobs.checkpoint_tier), "give the trace's jobs checkpoint_save instead");
+    }
+    std::string names;
+    bool found = false;
+    for (const storage::TierSpec& t : s.storage) {
+      found = found || t.name == s.jobs.checkpoint_tier;
+      names += (names.empty() ? " " : ", ") + t.name;
+    }
+    if (!found) {
+      throw ScenarioError(at, key, "a tier under storage:" + names, quote_found(s.jobs.checkpoint_tier));
+    }
+  }
+}
+
 void read_expect(Scenario& s, MapReader e) {
   note(s, e);
   for (auto key : kExpectKeys) {
@@ -710,32 +739,9 @@ void read_workload(Scenario& s, MapReader w) {
     s.workload = WorkloadKind::kJobs;
     if (w.has("training_jobs")) read_training_jobs(s, w);
     if (w.has("services")) read_services(s, w);
-    for (std::size_t i = 0; i < s.jobs.training_min_gpus.size() && s.jobs.services.empty(); ++i) {
-      if (s.jobs.training_min_gpus[i] == 0) continue;
-      const std::string key = "workload.training_jobs[" + std::to_string(i) + "].min_gpus";
-      throw ScenarioError(s.locations.count(key) ? s.locations.at(key) : s.jobs.training_at[i], key,
-                          "no min_gpus without services: only a service's claim shrinks a job",
-                          std::to_string(s.jobs.training_min_gpus[i]));
-    }
     read_jobs_workload(s.jobs, w, s.file, s.cluster.nodes, std::int64_t{s.cluster.nodes} * s.cluster.node.gpus, s.seed,
                        s.locations);
-    if (!s.jobs.checkpoint_tier.empty()) {
-      const std::string key = "workload.scheduler.checkpoint_tier";
-      const Location at = s.locations.count(key) ? s.locations.at(key) : s.locations.at("workload");
-      if (s.jobs.training.empty()) {
-        throw ScenarioError(at, key, "training_jobs: only a modelled job's checkpoint has a size to time",
-                            quote_found(s.jobs.checkpoint_tier), "give the trace's jobs checkpoint_save instead");
-      }
-      std::string names;
-      bool found = false;
-      for (const storage::TierSpec& t : s.storage) {
-        found = found || t.name == s.jobs.checkpoint_tier;
-        names += (names.empty() ? " " : ", ") + t.name;
-      }
-      if (!found) {
-        throw ScenarioError(at, key, "a tier under storage:" + names, quote_found(s.jobs.checkpoint_tier));
-      }
-    }
+    check_beside_services(s);
     w.finish();
     return;
   }
