@@ -90,6 +90,9 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   Outputs outputs{{"-o", o.output}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
+  if (s.workload == scenario::WorkloadKind::kWaferTraining) {
+    throw std::invalid_argument(s.file + ": nccl-tests needs a GPU cluster; this one is wafer-scale (docs/wafer.md)");
+  }
   // The largest size's DAG over the GPUs the sweep uses, before it is built (--nodes and
   // --gpus-per-node past the scenario's are refused by the sweep, by name).
   const int nodes = q.nodes > 0 ? std::min(q.nodes, s.cluster.nodes) : s.cluster.nodes;

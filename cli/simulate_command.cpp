@@ -15,6 +15,7 @@
 #include "report/output_file.hpp"
 #include "report/traffic/csv_tables.hpp"
 #include "report/traffic/traffic_report.hpp"
+#include "report/wafer/wafer_report.hpp"
 #include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
@@ -132,6 +133,25 @@ void run_inference(scenario::Scenario loaded, const SimulateOptions& o, std::chr
   if (!r.all_pass) throw ExitWith{kExitFailedExpectation};
 }
 
+// Training on a wafer-scale cluster: one weight-streaming step, the summary and the JSON report.
+void run_wafer(scenario::Scenario loaded, const SimulateOptions& o, std::chrono::steady_clock::time_point started) {
+  if (!o.flows_out.empty() || !o.links_out.empty() || !o.link_timeline.empty() || !o.jobs_out.empty() ||
+      !o.timeline_out.empty() || !o.requests_out.empty() || !o.training.trace.empty()) {
+    throw std::invalid_argument("a wafer-scale scenario writes its report and --json only (docs/wafer.md)");
+  }
+  const std::string json = o.training.json.empty() ? loaded.output_json : o.training.json;
+  const std::string json_flag = o.training.json.empty() ? loaded.file + ": output.json" : "--json";
+  Outputs outputs{{"-o", o.output}, {json_flag, json}};
+  const report::WaferReport r = report::evaluate_wafer(std::move(loaded));
+  const double wall_s = seconds_since(started);
+  note("simulated in " + std::to_string(wall_s) + " s");
+  outputs.report(o.output, report::is_stdout(json), [&](std::FILE* out) { report::write_wafer_summary(out, r); });
+  if (!json.empty()) outputs.file(json, [&](std::ostream& out) { report::write_wafer_json(out, r); });
+  outputs.commit();
+  print_wall_clock(wall_s);
+  if (!r.all_pass) throw ExitWith{kExitFailedExpectation};
+}
+
 void run_simulate(const SimulateOptions& o) {
   using report::is_stdout;
   const auto started = std::chrono::steady_clock::now();
@@ -148,6 +168,10 @@ void run_simulate(const SimulateOptions& o) {
   }
   if (loaded.workload == scenario::WorkloadKind::kInference) {
     run_inference(std::move(loaded), o, started);
+    return;
+  }
+  if (loaded.workload == scenario::WorkloadKind::kWaferTraining) {
+    run_wafer(std::move(loaded), o, started);
     return;
   }
   if (!o.requests_out.empty()) throw std::invalid_argument("--requests-out applies to inference workloads");

@@ -9,11 +9,13 @@
 #include "cli/outputs.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
+#include "models/workloads/wafer/swarmx_streams.hpp"
 #include "report/cost/cost_report.hpp"
 #include "report/output_file.hpp"
 #include "report/topology_report.hpp"
 #include "report/traffic/csv_tables.hpp"
 #include "report/traffic/traffic_run.hpp"
+#include "report/wafer/wafer_report.hpp"
 #include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
@@ -33,6 +35,18 @@ void run_topology(const TopologyOptions& o) {
   Outputs outputs{{"-o", o.output}, {"--links", o.links}, {"--routes", o.routes}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
+  if (s.workload == scenario::WorkloadKind::kWaferTraining) {
+    // A wafer-scale cluster's fabric: MemoryX, the SwarmX tree and the systems. Its streams are
+    // broadcasts and reductions along the tree, not routed flows.
+    if (!o.routes.empty())
+      throw std::invalid_argument("--routes: a wafer-scale cluster's streams follow its SwarmX tree");
+    const topo::SwarmXTree tree = wafer::build_tree(s.wafer.systems, s.wafer.system, s.wafer.memoryx, s.wafer.swarmx);
+    outputs.report(o.output, is_stdout(o.links), [&](std::FILE* out) { report::write_wafer_topology(out, s); });
+    if (!o.links.empty())
+      outputs.file(o.links, [&](std::ostream& out) { report::write_links_csv(out, tree.topology); });
+    outputs.commit();
+    return;
+  }
   const report::PreparedTraffic p = report::prepare_traffic(s);
   warn(p.topology.summary);
   // With an output on standard output ("-") the description moves to standard error.

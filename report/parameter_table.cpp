@@ -8,6 +8,7 @@
 #include "models/cost/cost_spec.hpp"
 #include "models/hardware/accelerator_parameters.hpp"
 #include "models/hardware/node_parameters.hpp"
+#include "models/hardware/wafer_parameters.hpp"
 #include "models/network/fabric_parameters.hpp"
 #include "models/params/parameter_text.hpp"
 #include "models/reliability/availability.hpp"
@@ -18,6 +19,7 @@
 #include "models/workloads/training/model_parameters.hpp"
 #include "models/workloads/training/parallel_parameters.hpp"
 #include "models/workloads/training/training_parameters.hpp"
+#include "models/workloads/wafer/wafer_training_parameters.hpp"
 #include "scenarios/report_section.hpp"
 
 namespace fathom::report {
@@ -118,6 +120,21 @@ std::string parameter_tables_markdown() {
         "How an inference service's replicas run the model ([inference.md](inference.md)); beside these,\n"
         "`dispatch_delay` (a duration, default 0) is the hop from the router to a replica and back.",
         infer::serving_parameters());
+  table(md, "`cluster.system` (kind: wafer-scale) and wafer-scale system entries",
+        "A wafer-scale system: a catalog entry of `scenarios/hardware/wafer.yaml` (every key required; 0 where\n"
+        "the vendor publishes no figure) or a scenario's mapping over one (`base:`) ([wafer.md](wafer.md)).",
+        hw::wafer_system_parameters(), false);
+  table(md, "`cluster.memoryx` and MemoryX entries",
+        "The appliance that holds the weights and optimizer state and runs the update ([wafer.md](wafer.md)).",
+        hw::memoryx_parameters(), false);
+  table(md, "`cluster.swarmx` and SwarmX entries",
+        "The broadcast-reduce tree between MemoryX and the systems ([wafer.md](wafer.md)); without the key, the\n"
+        "catalog's `swarmx`.",
+        hw::swarmx_parameters(), false);
+  table(md, "`workload` with `kind: training` on a wafer-scale cluster",
+        "Weight-streaming training's keys beside `kind` and `model`; `global_batch` is required\n"
+        "([wafer.md](wafer.md)).",
+        wafer::wafer_training_parameters());
   table(md, "`cost`",
         "A scenario's cost model ([cost.md](cost.md)): beside these, `switch` names the fabric's switch in\n"
         "the switch catalog (default `quantum-2-qm9700`); `nic_leaf.port_price` is written\n"

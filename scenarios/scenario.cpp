@@ -26,6 +26,7 @@
 #include "scenarios/hardware_catalog.hpp"
 #include "scenarios/model_catalog.hpp"
 #include "scenarios/run_reader.hpp"
+#include "scenarios/scenario_reading.hpp"
 #include "scenarios/user_catalogs.hpp"
 #include "scenarios/yaml_reader.hpp"
 #include "sim/errors.hpp"
@@ -34,7 +35,9 @@
 
 namespace fathom::scenario {
 
-namespace {
+using namespace detail;
+
+namespace detail {
 
 // Remembers where a value sits, under its key path.
 void note(Scenario& s, const ValueReader& v) {
@@ -42,6 +45,10 @@ void note(Scenario& s, const ValueReader& v) {
   if (v.is_scalar()) s.written[v.path()] = v.node().Scalar();
 }
 void note(Scenario& s, const MapReader& m) { s.locations[m.path()] = m.location(); }
+
+}  // namespace detail
+
+namespace {
 
 // Every scalar under `node` with its key path (Scenario::document).
 void flatten(const YAML::Node& node, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
@@ -54,10 +61,18 @@ void flatten(const YAML::Node& node, const std::string& path, std::vector<std::p
   }
 }
 
+}  // namespace
+
+namespace detail {
+
 // Records which catalog file the entry `name` of `kind` came from (Scenario::catalog_entries).
 void used(Scenario& s, std::string_view kind, const std::string& name) {
   s.catalog_entries.push_back({std::string(kind), name, catalog_origin(kind, name)});
 }
+
+}  // namespace detail
+
+namespace {
 
 // `cluster.node`: a catalog name (`node: dgx-h100`), a mapping over a catalog entry
 // (`node: {base: dgx-h100, nics: 4}`), or a mapping over NodeSpec's defaults.
@@ -142,6 +157,10 @@ std::string found_text(const Scenario& s, const sim::SpecViolation& v, const std
                                     : "no value (the default applies)";
 }
 
+}  // namespace
+
+namespace detail {
+
 // A violation of `field` (a path in the spec under `section`), located at the key that set it
 // (or the nearest written one above it).
 [[noreturn]] void reject(const Scenario& s, const sim::SpecViolation& v, const std::string& key) {
@@ -150,7 +169,7 @@ std::string found_text(const Scenario& s, const sim::SpecViolation& v, const std
   throw ScenarioError(where, key, v.expected, found_text(s, v, key, at), v.hint);
 }
 
-}  // namespace
+}  // namespace detail
 
 void refuse_beyond_clock(const Scenario& s, const sim::TimeOutOfRange& e) {
   // A time that long comes from a rate far too slow for the sizes (a unit slip: 1 bit/s for
@@ -466,6 +485,10 @@ void read_parallel(Scenario& s, MapReader p) {
   p.finish();
 }
 
+}  // namespace
+
+namespace detail {
+
 // The model: a zoo name, or a mapping over a zoo entry (`base`) or over nothing.
 train::TransformerSpec read_model(Scenario& s, MapReader& w) {
   train::TransformerSpec model;
@@ -491,6 +514,10 @@ train::TransformerSpec read_model(Scenario& s, MapReader& w) {
   }
   return model;
 }
+
+}  // namespace detail
+
+namespace {
 
 void read_training(Scenario& s, MapReader& w) {
   train::TrainingSpec& t = s.training;
@@ -645,6 +672,10 @@ void check_beside_services(const Scenario& s) {
   }
 }
 
+}  // namespace
+
+namespace detail {
+
 void read_expect(Scenario& s, MapReader e) {
   note(s, e);
   for (auto key : kExpectKeys) {
@@ -710,6 +741,10 @@ void read_output(Scenario& s, MapReader o) {
   path("trace", s.output_trace);
   o.finish();
 }
+
+}  // namespace detail
+
+namespace {
 
 void read_workload(Scenario& s, MapReader w) {
   note(s, w);
@@ -858,6 +893,13 @@ Scenario load_document(const std::string& file, Document doc, const std::vector<
   s.seed = root.optional<std::uint64_t>("seed", 1, "a whole number");
   MapReader cluster = root.child("cluster");
   note(s, cluster);
+  if (auto v = cluster.find("kind")) {
+    note(s, *v);
+    if (v->one_of({"gpu", "wafer-scale"}) == "wafer-scale") {
+      read_wafer_scenario(s, root, cluster);
+      return s;
+    }
+  }
   if (auto v = cluster.find("nodes")) note(s, *v);
   s.cluster.nodes = cluster.positive_int("nodes");
   std::string node_accelerator;

@@ -10,6 +10,8 @@
 //             (the collective sweep `fathom nccl-tests` runs), kind: training (one step of a
 //             training job), kind: jobs (a trace of jobs through a scheduler, docs/jobs.md), or
 //             kind: inference (a service's replicas under a stream of requests, docs/inference.md)
+//   On a wafer-scale cluster (`cluster.kind: wafer-scale`: systems, MemoryX, SwarmX) the workload
+//   is kind: training, run by weight streaming (docs/wafer.md).
 //   collectives  optional: alpha, launch, chunks and per-algorithm link efficiencies
 #pragma once
 
@@ -32,6 +34,7 @@
 #include "models/workloads/training/checkpoint.hpp"
 #include "models/workloads/training/data_loading.hpp"
 #include "models/workloads/training/training_spec.hpp"
+#include "models/workloads/wafer/weight_streaming.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/inference_workload.hpp"
 #include "scenarios/jobs_workload.hpp"
@@ -61,7 +64,8 @@ struct TrafficWorkload {
   EndpointKind endpoints = EndpointKind::kNic;
 };
 
-enum class WorkloadKind { kTraffic, kNcclTests, kTraining, kJobs, kInference };
+// kWaferTraining: `kind: training` on a wafer-scale cluster (weight streaming, docs/wafer.md).
+enum class WorkloadKind { kTraffic, kNcclTests, kTraining, kJobs, kInference, kWaferTraining };
 
 // One go-live criterion of `expect:`, e.g. `mfu: ">= 0.40"` or `step_time: "<= 10s"`.
 struct Expectation {
@@ -123,6 +127,10 @@ struct Scenario {
   train::TrainingSpec training;  // when workload is kTraining
   JobsWorkload jobs;             // when workload is kJobs
   InferenceWorkload inference;   // when workload is kInference
+  // A wafer-scale cluster (`cluster.kind: wafer-scale`) and its training workload: `cluster`
+  // above is then empty.
+  wafer::WaferCluster wafer;                // when workload is kWaferTraining
+  wafer::WaferTrainingSpec wafer_training;  // when workload is kWaferTraining
   // A whole run (docs/run.md): the storage tiers, the run's length and replications, its
   // checkpoints and what fails.
   std::vector<storage::TierSpec> storage;

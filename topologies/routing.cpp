@@ -20,6 +20,7 @@ bool forwards(VertexKind kind) {
     case VertexKind::kGpu:
     case VertexKind::kCpu:
     case VertexKind::kStorage:
+    case VertexKind::kWafer:
       return false;
   }
   return false;

@@ -50,6 +50,8 @@ std::string_view to_string(VertexKind kind) {
       return "nvswitch";
     case VertexKind::kSwitch:
       return "switch";
+    case VertexKind::kWafer:
+      return "wafer";
   }
   return "unknown";
 }

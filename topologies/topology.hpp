@@ -23,7 +23,7 @@ namespace fathom::topo {
 using VertexId = std::uint32_t;
 using LinkId = std::uint32_t;
 
-enum class VertexKind { kGpu, kNic, kCpu, kStorage, kNvSwitch, kSwitch };
+enum class VertexKind { kGpu, kNic, kCpu, kStorage, kNvSwitch, kSwitch, kWafer };  // kWafer: a wafer-scale system
 
 // What a link is, for reports and for the cost model's cable counts.
 enum class LinkClass {

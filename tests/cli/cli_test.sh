@@ -169,5 +169,28 @@ check "--verbose names each file written" grep -q "^fathom: wrote $tmp/verbose.j
 usage "--quiet with --verbose" '--quiet excludes --verbose' simulate "$examples/pilot-16-nodes.yaml" --quiet --verbose
 usage "-o - with --json -" '-o - and another output on standard output .*cannot both' simulate "$examples/pilot-16-nodes.yaml" -o - --json -
 
+# A wafer-scale scenario: one weight-streaming step, its JSON report, its SwarmX tree; the
+# commands that need a GPU cluster refuse it by name.
+wafer="$examples/cs3-llama3-70b-weight-streaming.yaml"
+out=$("$build/fathom" simulate "$wafer" --json "$tmp/wafer.json" 2>/dev/null); rc=$?
+check "simulate runs the wafer-scale example" test "$rc" -eq 0
+check "the wafer report gives the step and the balance point" grep -qE '^step time +[0-9.]+ s' <<<"$out"
+check "the wafer JSON holds the step and the memory" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["cluster"]["kind"] == "wafer-scale" and r["cluster"]["systems"] == 64
+t = r["training"]
+assert t["step_time_s"] >= max(t["busy_s"].values()) > 0
+assert r["memory"]["activation_bytes"] + r["memory"]["weight_buffer_bytes"] + r["memory"]["gradient_buffer_bytes"] <= r["memory"]["sram_capacity_bytes"]
+' "$tmp/wafer.json"
+again=$("$build/fathom" simulate "$wafer" 2>/dev/null)
+check "the wafer report is the same run to run" test "$out" = "$again"
+"$build/fathom" simulate "$wafer" --set 'expect={step_time: "<= 1s"}' >/dev/null 2>&1; rc=$?
+check "a failed wafer expectation exits 1" test "$rc" -eq 1
+out=$("$build/fathom" topology "$wafer" 2>/dev/null)
+check "topology describes the SwarmX tree" grep -qE '^  SwarmX 3 +1 ' <<<"$out"
+usage "nccl-tests on a wafer-scale cluster" '.*nccl-tests needs a GPU cluster' nccl-tests "$wafer"
+usage "a GPU output on a wafer-scale scenario" '.*writes its report and --json only' simulate "$wafer" --flows-out "$tmp/f.csv"
+
 echo "cli: $failures failed"
 [ "$failures" -eq 0 ]

@@ -22,7 +22,8 @@ TEST_CASE("fuzz: mutated real scenarios and --set overrides load or fail with Sc
       fathom::test::read_source_file("scenarios/examples/pilot-16-nodes.yaml"),
       fathom::test::read_source_file("scenarios/examples/fat-tree-a2a-64.yaml"),
       fathom::test::read_source_file("scenarios/validation/known-to-run/llama3-405b-128k-16384gpu.yaml"),
-      fathom::test::read_source_file("scenarios/validation/megatron-sc21-artifact/145.6b.yaml")};
+      fathom::test::read_source_file("scenarios/validation/megatron-sc21-artifact/145.6b.yaml"),
+      fathom::test::read_source_file("scenarios/examples/cs3-llama3-70b-weight-streaming.yaml")};
   const std::vector<std::string> overrides = {"cluster.nodes=8",
                                               "workload.parallel.tp=4",
                                               "workload.parallel.zero=3",
@@ -31,7 +32,10 @@ TEST_CASE("fuzz: mutated real scenarios and --set overrides load or fail with Sc
                                               "workload.micro_batch=2",
                                               "workload.precision=fp8",
                                               "cluster.fabric.routing=d-mod-k",
-                                              "hardware.accelerator={base: h100-sxm, runtime_reserve: 4GiB}"};
+                                              "hardware.accelerator={base: h100-sxm, runtime_reserve: 4GiB}",
+                                              "cluster.systems=2048",
+                                              "cluster.system={base: cs-2, compute_efficiency: 0.4}",
+                                              "cluster.swarmx={base: swarmx, fan_out: 2}"};
   fathom::test::FuzzRng rng(20261201);
   int loaded = 0;
   int rejected = 0;
@@ -45,7 +49,11 @@ TEST_CASE("fuzz: mutated real scenarios and --set overrides load or fail with Sc
     }
     const std::string file = fathom::test::write_scratch_file("fuzz-load.yaml", text);
     try {
-      load_scenario(file, set);
+      const fathom::scenario::Scenario s = load_scenario(file, set);
+      // A wafer-scale scenario that loads runs: the loader checked everything the step needs.
+      if (s.workload == fathom::scenario::WorkloadKind::kWaferTraining) {
+        CHECK(fathom::wafer::weight_streaming_step(s.wafer_training, s.wafer).step_s > 0);
+      }
       ++loaded;
     } catch (const ScenarioError& e) {
       ++rejected;

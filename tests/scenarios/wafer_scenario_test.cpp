@@ -1,0 +1,145 @@
+// A wafer-scale scenario (`cluster.kind: wafer-scale`): the catalog of systems, MemoryX and
+// SwarmX, the keys, and every mistake located at the key that makes it, memory limits included.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "scenarios/scenario.hpp"
+#include "scenarios/wafer_catalog.hpp"
+#include "tests/scenarios/scenario_files.hpp"
+
+using namespace fathom;
+using fathom::test::load_error;
+using fathom::test::write_scratch_file;
+
+namespace {
+
+// 16 CS-3s (their dense peak and efficiency supplied) training `model`, then `rest`.
+std::string wafer_text(const std::string& workload, const std::string& rest = "",
+                       const std::string& system = "{base: cs-3, peak_dense: 15PFLOPS, compute_efficiency: 0.5}") {
+  return "cluster:\n"
+         "  kind: wafer-scale\n"
+         "  systems: 16\n"
+         "  system: " +
+         system +
+         "\n"
+         "  memoryx: memoryx-12tb\n"
+         "workload:\n"
+         "  kind: training\n" +
+         workload + rest;
+}
+
+const std::string kLlama8b = "  model: llama3-8b\n  sequence: 2048\n  global_batch: 256\n  micro_batch: 4\n";
+
+scenario::Scenario load(const std::string& text) {
+  return scenario::load_scenario(write_scratch_file("wafer.yaml", text));
+}
+
+}  // namespace
+
+TEST_CASE("wafer catalog: every entry with its source; the figures Cerebras does not publish are 0") {
+  const scenario::WaferCatalog& c = scenario::wafer_catalog();
+  REQUIRE(c.systems.size() == 2);
+  for (const auto& s : c.systems) CHECK_FALSE(s.source.empty());
+  for (const auto& m : c.memoryx) CHECK_FALSE(m.source.empty());
+  for (const auto& x : c.swarmx) CHECK_FALSE(x.source.empty());
+  const hw::WaferSystemSpec& cs2 = c.systems[0];
+  const hw::WaferSystemSpec& cs3 = c.systems[1];
+  CHECK(cs2.name == "cs-2");
+  CHECK(cs2.peak_dense_flops == 7.5e15);  // Andromeda's 120 PFLOP/s dense over 16 CS-2
+  CHECK(cs2.peak_sparse_flops == 62.5e15);
+  CHECK(cs3.name == "cs-3");
+  CHECK(cs3.peak_dense_flops == 0);  // not public
+  CHECK(cs3.peak_sparse_flops == 125e15);
+  CHECK(cs3.sram_bytes == 44e9);
+  CHECK(cs3.io_bytes_per_s == 150e9);  // 1.2 Tb/s
+  CHECK(cs3.compute_efficiency == 0);
+  CHECK(c.memoryx.size() == 3);
+  CHECK(c.memoryx.back().capacity_bytes == 1.2e15);
+  CHECK(c.swarmx.front().fan_out == 4);  // "1:4 broadcast-reduce operations"
+}
+
+TEST_CASE("wafer scenario: the cluster's parts and the training keys") {
+  const scenario::Scenario s = load(wafer_text(kLlama8b + "  recompute: full\n  tokens: 1e12\n"));
+  CHECK(s.workload == scenario::WorkloadKind::kWaferTraining);
+  CHECK(s.wafer.systems == 16);
+  CHECK(s.wafer.system.name == "cs-3");
+  CHECK(s.wafer.system.peak_dense_flops == 15e15);
+  CHECK(s.wafer.system.compute_efficiency == 0.5);
+  CHECK(s.wafer.system.sram_bytes == 44e9);  // from the entry
+  CHECK(s.wafer.memoryx.capacity_bytes == 12e12);
+  CHECK(s.wafer.swarmx.name == "swarmx");  // the catalog's, when the scenario names none
+  const wafer::WaferTrainingSpec& t = s.wafer_training;
+  CHECK(t.model.name == "llama3-8b");
+  CHECK(t.sequence == 2048);
+  CHECK(t.global_batch == 256);
+  CHECK(t.micro_batch == 4);
+  CHECK(t.recompute == train::Recompute::kFull);
+  CHECK(t.tokens == 1e12);
+  CHECK(t.state_bytes_per_parameter == 16);
+  // --set reaches the parts' keys.
+  const scenario::Scenario faster = scenario::load_scenario(write_scratch_file("wafer.yaml", wafer_text(kLlama8b)),
+                                                            {"cluster.swarmx={base: swarmx, hop_latency: 5us}"});
+  CHECK(faster.wafer.swarmx.hop_latency_ns == 5000);
+  CHECK(faster.wafer.swarmx.fan_out == 4);
+}
+
+TEST_CASE("wafer scenario: each mistake is located at its key") {
+  struct Bad {
+    std::string text;
+    int line;
+    std::string key;
+    std::string part;  // of the message
+  };
+  const Bad cases[] = {
+      // The CS-3's dense peak is not public: the scenario must supply it.
+      {wafer_text(kLlama8b, "", "cs-3"), 4, "cluster.system.peak_dense", "must supply it"},
+      {wafer_text(kLlama8b, "", "{base: cs-3, peak_dense: 15PFLOPS}"), 4, "cluster.system.compute_efficiency",
+       "not published"},
+      {wafer_text(kLlama8b, "", "cs-4"), 4, "cluster.system", "cs-2, cs-3"},
+      // Batches the systems cannot share.
+      {wafer_text("  model: llama3-8b\n  global_batch: 250\n"), 9, "workload.global_batch", "multiple of the 16"},
+      {wafer_text("  model: llama3-8b\n  global_batch: 256\n  micro_batch: 3\n"), 10, "workload.micro_batch",
+       "divisor of the per-system batch of 16"},
+      {wafer_text("  model: llama3-8b\n"), 7, "workload.global_batch", "samples per step"},
+      // Memory: a micro-batch the SRAM cannot hold, a model MemoryX cannot.
+      {wafer_text("  model: llama3-70b\n  sequence: 8192\n  global_batch: 256\n  micro_batch: 16\n"), 11,
+       "workload.micro_batch", "SRAM"},
+      {"cluster:\n  kind: wafer-scale\n  systems: 16\n  system: {base: cs-3, peak_dense: 15PFLOPS, compute_efficiency: "
+       "0.5}\n  memoryx: memoryx-1.5tb\nworkload:\n  kind: training\n  model: llama3-405b\n  global_batch: 16\n",
+       5, "cluster.memoryx.capacity", "optimizer state"},
+      // Keys that do not apply.
+      {wafer_text(kLlama8b, "storage:\n  shared: {entry: minio-32-i3en}\n"), 13, "storage", "wafer-scale"},
+      {wafer_text(kLlama8b, "expect:\n  p99_ttft: \"<= 1s\"\n"), 13, "expect.p99_ttft", "weight-streaming"},
+      {wafer_text(kLlama8b, "expect:\n  time_to_train: \"<= 1d\"\n"), 13, "expect.time_to_train", "token budget"},
+      {wafer_text(kLlama8b, "output:\n  trace: t.json\n"), 13, "output.trace", "output.json only"},
+      {wafer_text(kLlama8b + "  parallel: {tp: 2}\n"), 12, "workload.parallel", ""},
+  };
+  for (const Bad& b : cases) {
+    CAPTURE(b.text);
+    const scenario::ScenarioError e = load_error(b.text);
+    CHECK(e.line() == b.line);
+    CHECK(e.key_path() == b.key);
+    CHECK(std::string(e.what()).find(b.part) != std::string::npos);
+  }
+  const scenario::ScenarioError kind =
+      load_error("cluster:\n  kind: wafer\n  systems: 1\nworkload:\n  kind: training\n");
+  CHECK(kind.line() == 2);
+  const scenario::ScenarioError serving = load_error(
+      wafer_text("  model: llama3-8b\n").replace(wafer_text("").find("kind: training"), 14, "kind: inference"));
+  CHECK(serving.key_path() == "workload.kind");
+}
+
+TEST_CASE("wafer scenario: the example loads and its expectations are read") {
+  const scenario::Scenario s = scenario::load_scenario(std::string(FATHOM_SOURCE_DIR) +
+                                                       "/scenarios/examples/cs3-llama3-70b-weight-streaming.yaml");
+  CHECK(s.workload == scenario::WorkloadKind::kWaferTraining);
+  CHECK(s.wafer.systems == 64);
+  const scenario::Scenario with =
+      load(wafer_text(kLlama8b + "  tokens: 1e12\n",
+                      "expect:\n  step_time: \"<= 10s\"\n  mfu: \">= 20%\"\n  time_to_train: \"<= 30d\"\n"));
+  REQUIRE(with.expectations.size() == 3);
+  for (const scenario::Expectation& e : with.expectations) {
+    CHECK((e.key == "step_time" || e.key == "mfu" || e.key == "time_to_train"));
+  }
+}
