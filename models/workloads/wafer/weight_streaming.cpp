@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
+#include "models/params/parameter_text.hpp"
 #include "models/workloads/training/layer_work.hpp"
 #include "models/workloads/training/memory.hpp"
 #include "models/workloads/wafer/swarmx_streams.hpp"
@@ -14,13 +14,7 @@ namespace fathom::wafer {
 
 namespace {
 
-std::string number(double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.4g", v);
-  return text;
-}
-
-std::string gigabytes(double bytes) { return number(bytes / 1e9) + " GB"; }
+std::string gigabytes(double bytes) { return params::number_text(bytes / 1e9) + " GB"; }
 
 // The transformer spec the training model's memory counts read: one system, no model split.
 train::TrainingSpec as_training(const WaferTrainingSpec& spec, int micro_batch, train::Recompute recompute) {
@@ -125,7 +119,7 @@ std::optional<sim::SpecViolation> first_violation(const WaferTrainingSpec& spec,
   }
   if (!(s.compute_efficiency > 0) || s.compute_efficiency > 1) {
     return V{"cluster.system.compute_efficiency", "a share of peak_dense above 0 and at most 1",
-             number(s.compute_efficiency), "the share a layer reaches is not published" + not_public};
+             params::number_text(s.compute_efficiency), "the share a layer reaches is not published" + not_public};
   }
   if (!(s.io_bytes_per_s > 0)) return V{"cluster.system.io_bandwidth", "a positive rate", "0"};
   if (!(cluster.memoryx.bytes_per_s > 0)) return V{"cluster.memoryx.bandwidth", "a positive rate", "0"};
@@ -138,11 +132,11 @@ std::optional<sim::SpecViolation> first_violation(const WaferTrainingSpec& spec,
 
   const WaferMemory memory = wafer_memory(spec, cluster);
   if (!memory.memoryx_fits()) {
-    return V{
-        "cluster.memoryx.capacity",
-        "room for every parameter's weights and optimizer state: " + number(train::parameter_count(spec.model) / 1e9) +
-            " B parameters x " + number(spec.state_bytes_per_parameter) + " bytes = " + gigabytes(memory.memoryx_bytes),
-        gigabytes(memory.memoryx_capacity), "name a larger MemoryX (docs/wafer.md lists them)"};
+    return V{"cluster.memoryx.capacity",
+             "room for every parameter's weights and optimizer state: " +
+                 params::number_text(train::parameter_count(spec.model) / 1e9) + " B parameters x " +
+                 params::number_text(spec.state_bytes_per_parameter) + " bytes = " + gigabytes(memory.memoryx_bytes),
+             gigabytes(memory.memoryx_capacity), "name a larger MemoryX (docs/wafer.md lists them)"};
   }
   if (!memory.sram_fits()) {
     const double per_sample = activation_bytes_per_sample(spec);
