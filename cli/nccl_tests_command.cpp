@@ -90,7 +90,7 @@ void run_nccl_tests(const NcclTestsOptions& o) {
   Outputs outputs{{"-o", o.output}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
-  if (s.workload == scenario::WorkloadKind::kWaferTraining) {
+  if (s.wafer_scale) {
     throw std::invalid_argument(s.file + ": nccl-tests needs a GPU cluster; this one is wafer-scale (docs/wafer.md)");
   }
   // The largest size's DAG over the GPUs the sweep uses, before it is built (--nodes and

@@ -35,6 +35,15 @@ void run_topology(const TopologyOptions& o) {
   Outputs outputs{{"-o", o.output}, {"--links", o.links}, {"--routes", o.routes}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
+  if (s.wafer_scale && s.workload == scenario::WorkloadKind::kInference) {
+    if (!o.routes.empty() || !o.links.empty()) {
+      throw std::invalid_argument(
+          "--links and --routes: a wafer-scale service's links are its systems' I/O (docs/wafer.md)");
+    }
+    outputs.report(o.output, false, [&](std::FILE* out) { report::write_wafer_serving_topology(out, s); });
+    outputs.commit();
+    return;
+  }
   if (s.workload == scenario::WorkloadKind::kWaferTraining) {
     // A wafer-scale cluster's fabric: MemoryX, the SwarmX tree and the systems. Its streams are
     // broadcasts and reductions along the tree, not routed flows.

@@ -11,7 +11,8 @@
 //             training job), kind: jobs (a trace of jobs through a scheduler, docs/jobs.md), or
 //             kind: inference (a service's replicas under a stream of requests, docs/inference.md)
 //   On a wafer-scale cluster (`cluster.kind: wafer-scale`: systems, MemoryX, SwarmX) the workload
-//   is kind: training, run by weight streaming (docs/wafer.md).
+//   is kind: training, run by weight streaming, or kind: inference, the weights resident in the
+//   wafers' SRAM (docs/wafer.md).
 //   collectives  optional: alpha, launch, chunks and per-algorithm link efficiencies
 #pragma once
 
@@ -127,9 +128,11 @@ struct Scenario {
   train::TrainingSpec training;  // when workload is kTraining
   JobsWorkload jobs;             // when workload is kJobs
   InferenceWorkload inference;   // when workload is kInference
-  // A wafer-scale cluster (`cluster.kind: wafer-scale`) and its training workload: `cluster`
-  // above is then empty.
-  wafer::WaferCluster wafer;                // when workload is kWaferTraining
+  // A wafer-scale cluster (`cluster.kind: wafer-scale`) and its training workload. Serving on one
+  // (kInference) sees each system as a node of one accelerator (models/workloads/wafer/
+  // wafer_serving.hpp), in `cluster` and `accelerator`; training leaves `cluster` empty.
+  bool wafer_scale = false;                 // `cluster.kind: wafer-scale`
+  wafer::WaferCluster wafer;                // when wafer_scale
   wafer::WaferTrainingSpec wafer_training;  // when workload is kWaferTraining
   // A whole run (docs/run.md): the storage tiers, the run's length and replications, its
   // checkpoints and what fails.

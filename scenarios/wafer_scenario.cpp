@@ -1,14 +1,17 @@
 // A wafer-scale scenario (`cluster.kind: wafer-scale`): the cluster's systems, MemoryX and
-// SwarmX, a training workload run by weight streaming, and the scenario's `expect:` and `output:`
+// SwarmX, a training workload run by weight streaming or an inference service with the weights
+// resident on the wafers, and the scenario's `expect:` and `output:`
 // (docs/wafer.md). The sections that describe a GPU cluster's parts (hardware, storage,
 // collectives, ...) are refused by name.
 #include <array>
 #include <string>
 #include <string_view>
 
+#include "models/workloads/wafer/wafer_serving.hpp"
 #include "models/workloads/wafer/wafer_training_parameters.hpp"
 #include "scenarios/declared_reader.hpp"
 #include "scenarios/errors.hpp"
+#include "scenarios/inference_workload.hpp"
 #include "scenarios/scenario_reading.hpp"
 #include "scenarios/wafer_catalog.hpp"
 
@@ -30,7 +33,7 @@ void read_wafer_cluster(Scenario& s, MapReader& cluster) {
   if (auto v = cluster.find("systems")) note(s, *v);
   c.systems = cluster.positive_int("systems");
   c.system = read_wafer_system(cluster.value("system", "a wafer-scale system of the catalog, or a mapping"), noted);
-  c.memoryx = read_memoryx(cluster.value("memoryx", "a MemoryX of the catalog, or a mapping"), noted);
+  if (auto v = cluster.find("memoryx")) c.memoryx = read_memoryx(*v, noted);
   if (auto v = cluster.find("swarmx")) {
     c.swarmx = read_swarmx(*v, noted);
   } else {
@@ -39,26 +42,74 @@ void read_wafer_cluster(Scenario& s, MapReader& cluster) {
   cluster.finish();
 }
 
-void read_wafer_workload(Scenario& s, MapReader w) {
-  note(s, w);
-  if (auto v = w.find("kind")) {
-    note(s, *v);
-    if (v->as<std::string>("a workload kind") != "training") {
-      v->fail("training (the workload a wafer-scale cluster runs: weight streaming)",
-              "serving on wafers is not modelled yet; docs/wafer.md");
-    }
-  }
+// Training by weight streaming: MemoryX holds the weights, so the cluster needs one.
+void read_wafer_training(Scenario& s, MapReader& w) {
   s.workload = WorkloadKind::kWaferTraining;
+  if (s.wafer.memoryx.name.empty()) {
+    throw ScenarioError(s.locations.at("cluster"), "cluster.memoryx",
+                        "a MemoryX to hold the weights and optimizer state (training streams them from it)", "none",
+                        "add memoryx: memoryx-12tb under cluster");
+  }
   wafer::WaferTrainingSpec& t = s.wafer_training;
   t.model = read_model(s, w);
   read_declared(w, wafer::wafer_training_parameters(), t, [&](const ValueReader& v) { note(s, v); });
   if (!w.has("global_batch")) w.value("global_batch", "samples per step over every system");
+}
+
+// Serving: the inference model's keys, each system one accelerator, `serving.tp` wafers a group
+// that splits every layer, and the groups a replica needs as its pipeline stages (serving.pp, by
+// default the fewest that hold the weights).
+void read_wafer_serving(Scenario& s, MapReader& w) {
+  s.workload = WorkloadKind::kInference;
+  const wafer::WaferCluster& c = s.wafer;
+  if (auto v = wafer::serving_violation(c.system)) reject(s, *v, v->field);
+  int tp = 1;
+  if (auto serving = w.find("serving"); serving && serving->is_map()) {
+    MapReader keys = serving->map();
+    if (auto v = keys.find("tp")) {
+      tp = v->positive_int();
+      if (c.systems % tp != 0) {
+        v->fail("a divisor of the cluster's " + std::to_string(c.systems) +
+                " systems (a replica's tensor-parallel wafers share one switch)");
+      }
+    }
+  }
+  s.accelerator = wafer::as_accelerator(c.system);
+  s.cluster = wafer::serving_cluster(c.systems, tp, c.system, c.swarmx.hop_latency_ns);
+  // Between wafers, messages cross two links (a system's to the switch, the switch's to the next)
+  // with no kernel to launch; the links are 100 GbE, whose 64b/66b coding leaves the same share
+  // of the line rate as the NIC default's.
+  s.collectives.alpha_ns = 2 * c.swarmx.hop_latency_ns;
+  s.collectives.launch_ns = 0;
+  s.collectives.efficiency.ring = s.collectives.efficiency.tree = s.collectives.efficiency.nic;
+  InferenceWorkload& i = s.inference;
+  i.model = read_model(s, w);
+  i.serving.tp = tp;
+  if (i.model.heads % tp == 0 && i.model.ffn_hidden % tp == 0) {
+    i.serving.pp = wafer::fewest_wafers(i.serving, i.model, s.accelerator);
+  }
+  read_inference_workload(i, w, s.file, s.accelerator, tp, c.systems / tp, s.seed, s.locations, {});
+}
+
+void read_wafer_workload(Scenario& s, MapReader w) {
+  note(s, w);
+  std::string kind = "training";
+  if (auto v = w.find("kind")) {
+    note(s, *v);
+    kind = v->one_of({"training", "inference"});
+  }
+  if (kind == "training") {
+    read_wafer_training(s, w);
+  } else {
+    read_wafer_serving(s, w);
+  }
   w.finish();
 }
 
 }  // namespace
 
 void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
+  s.wafer_scale = true;
   for (std::string_view section : kGpuSections) {
     if (auto v = root.find(section)) {
       v->fail("no " + std::string(section) +
@@ -70,12 +121,15 @@ void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
   read_wafer_workload(s, root.child("workload"));
   if (root.has("expect")) {
     read_expect(s, root.child("expect"));
+    const bool serving = s.workload == WorkloadKind::kInference;
     for (const Expectation& e : s.expectations) {
-      bool known = false;
-      for (std::string_view key : kWaferExpectKeys) known = known || e.key == key;
+      bool known = serving && is_inference_expectation(e.key);
+      for (std::string_view key : kWaferExpectKeys) known = known || (!serving && e.key == key);
       if (!known) {
         throw ScenarioError(e.where, "expect." + e.key,
-                            "a figure of weight-streaming training (step_time, tokens_per_s, time_to_train, mfu)",
+                            serving
+                                ? "a figure of an inference service (p99_ttft, p99_tpot, p99_e2e, throughput)"
+                                : "a figure of weight-streaming training (step_time, tokens_per_s, time_to_train, mfu)",
                             quote_found(e.text));
       }
       if (e.key == "time_to_train" && !(s.wafer_training.tokens > 0)) {
@@ -86,12 +140,13 @@ void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
   }
   if (root.has("output")) {
     read_output(s, root.child("output"));
-    if (!s.output_trace.empty()) {
+    if (!s.output_trace.empty() && s.workload != WorkloadKind::kInference) {
       throw ScenarioError(s.locations.at("output.trace"), "output.trace",
                           "output.json only, for a wafer-scale scenario", "a trace path");
     }
   }
   root.finish();
+  if (s.workload != WorkloadKind::kWaferTraining) return;
   if (auto v = wafer::first_violation(s.wafer_training, s.wafer)) reject(s, *v, v->field);
 }
 

@@ -87,6 +87,11 @@ struct AcceleratorSpec {
   int compute_units = 0;  // SMs (NVIDIA) or CUs (AMD): how many tiles of a GEMM run at once
   DefaultEfficiencies efficiency;
   std::string efficiency_source;  // where the efficiencies come from
+  // A fixed time every transformer layer adds to a serving iteration beyond its kernels: 0 for a
+  // GPU (its fixed costs are the kernels' overheads); a wafer's dataflow latency, the time a
+  // token's activations take to cross the wafer's mesh through one layer
+  // (models/workloads/wafer/wafer_serving.hpp).
+  double layer_latency_s = 0;
 
   double peak(Precision p) const { return peak_flops[static_cast<std::size_t>(p)]; }
 };

@@ -23,6 +23,14 @@ const std::vector<params::Parameter<WaferSystemSpec>>& wafer_system_parameters()
        kEntry},
       {"compute_efficiency", Quantity::kFraction, FATHOM_PARAMETER_MEMBER(WaferSystemSpec, compute_efficiency),
        "share of peak_dense a transformer layer's forward and backward reach", kNotPublic},
+      {"sram_efficiency", Quantity::kFraction, FATHOM_PARAMETER_MEMBER(WaferSystemSpec, sram_efficiency),
+       "share of sram_bandwidth a layer's reads of weights and KV cache reach (serving, where a token reads every "
+       "weight)",
+       kNotPublic},
+      {"layer_latency", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(WaferSystemSpec, layer_latency_s),
+       "serving: the time a token's activations take to cross the wafer's mesh through one transformer layer, "
+       "beyond its compute and SRAM reads (docs/wafer.md, \"Serving\")",
+       kNotPublic},
       {"io_bandwidth", Quantity::kBandwidth, FATHOM_PARAMETER_MEMBER(WaferSystemSpec, io_bytes_per_s),
        "the system's external I/O, per direction: its link to SwarmX", kEntry},
       {"power", Quantity::kWatts, FATHOM_PARAMETER_MEMBER(WaferSystemSpec, power_w), "the system's power at full load",

@@ -20,8 +20,12 @@ struct WaferSystemSpec {
   double peak_dense_flops = 0;      // dense FP16/BF16 FLOP/s: what the model computes with
   double peak_sparse_flops = 0;     // the headline "AI" figure, with sparsity (reported, never used)
   double compute_efficiency = 1.0;  // share of the dense peak a transformer layer reaches
-  double io_bytes_per_s = 0;        // the system's external I/O, per direction: its link to SwarmX
-  double power_w = 0;               // the system's power draw at full load
+  double sram_efficiency = 1.0;     // share of the SRAM bandwidth a layer's reads reach (serving)
+  // Serving: the time a token's activations take to cross the wafer's mesh through one layer (its
+  // broadcasts and reductions hop core to core), beyond the layer's compute and SRAM reads.
+  double layer_latency_s = 0;
+  double io_bytes_per_s = 0;  // the system's external I/O, per direction: its link to SwarmX
+  double power_w = 0;         // the system's power draw at full load
 };
 
 struct MemoryXSpec {

@@ -130,8 +130,13 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
   const infer::KvBudget& b = w.budget;
   std::fprintf(out, "scenario %s (seed %" PRIu64 ")\n", s.file.c_str(), s.seed);
   print_user_catalog_entries(out, s);
-  std::fprintf(out, "cluster  %d node%s x %d %s\n", s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s",
-               s.cluster.node.gpus, s.accelerator.name.c_str());
+  if (s.wafer_scale) {
+    std::fprintf(out, "cluster  %d x %s (wafer-scale, a system a wafer), %.4g Tb/s I/O each\n", s.wafer.systems,
+                 s.accelerator.name.c_str(), s.wafer.system.io_bytes_per_s * 8 / 1e12);
+  } else {
+    std::fprintf(out, "cluster  %d node%s x %d %s\n", s.cluster.nodes, s.cluster.nodes == 1 ? "" : "s",
+                 s.cluster.node.gpus, s.accelerator.name.c_str());
+  }
   const std::string pipeline = w.serving.pp > 1 ? " x pp " + std::to_string(w.serving.pp) + " (virtual engines)" : "";
   std::fprintf(out, "service  %s (%.3g B parameters): %d replica%s of tp %d%s, %s weights, %s KV cache, %s\n",
                w.model.name.c_str(), train::parameter_count(w.model) / 1e9, w.serving.replicas,
@@ -146,8 +151,8 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
   std::fprintf(out, "         %s, up to %d tokens and %d requests an iteration, %d-token blocks\n",
                w.serving.chunked_prefill ? "chunked prefill" : "whole prompts", w.serving.max_batched_tokens,
                w.serving.max_seqs, w.serving.block_tokens);
-  std::fprintf(out, "\nmemory per GPU (%s of %s the engine takes):\n", gib(b.usable_bytes).c_str(),
-               gib(s.accelerator.hbm_bytes).c_str());
+  std::fprintf(out, "\nmemory per %s (%s of %s the engine takes):\n", s.wafer_scale ? "wafer, in SRAM" : "GPU",
+               gib(b.usable_bytes).c_str(), gib(s.accelerator.hbm_bytes).c_str());
   std::fprintf(out, "  %-22s %12s\n", "weights", gib(b.weight_bytes).c_str());
   std::fprintf(out, "  %-22s %12s\n", "activations", gib(b.activation_bytes).c_str());
   std::fprintf(out, "  %-22s %12s = %" PRId64 " blocks, %" PRId64 " tokens\n", "KV cache", gib(b.kv_bytes).c_str(),
@@ -164,6 +169,7 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
     t.output += r.time.output;
     t.overhead += r.time.overhead;
     t.swap += r.time.swap;
+    t.latency += r.time.latency;
   }
   if (t.total() > 0) {
     std::fprintf(out,
@@ -175,6 +181,8 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
       std::fprintf(out, "               sends between pipeline stages %.1f%%\n", 100 * t.pipeline / t.total());
     if (t.swap > 0)
       std::fprintf(out, "               swapping blocks to and from host memory %.1f%%\n", 100 * t.swap / t.total());
+    if (t.latency > 0)
+      std::fprintf(out, "               the wafers' dataflow latency per layer %.1f%%\n", 100 * t.latency / t.total());
   }
   if (report.cost) {
     char span[64];
@@ -253,6 +261,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.end_object();
   j.key("cluster");
   j.begin_object();
+  if (s.wafer_scale) j.member("kind", std::string("wafer-scale"));  // a node is a system of one wafer
   j.member("nodes", s.cluster.nodes);
   j.member("gpus_per_node", s.cluster.node.gpus);
   j.member("accelerator", s.accelerator.name);
@@ -360,6 +369,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
     j.member("output_layer", x.time.output);
     j.member("engine", x.time.overhead);
     j.member("swap", x.time.swap);
+    if (x.time.latency > 0) j.member("dataflow_latency", x.time.latency);  // wafer-scale systems only
     j.end_object();
     j.end_object();
   }

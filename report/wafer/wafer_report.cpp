@@ -206,4 +206,20 @@ void write_wafer_topology(std::FILE* out, const scenario::Scenario& scenario) {
                size_text(c.swarmx.chunk_bytes).c_str());
 }
 
+void write_wafer_serving_topology(std::FILE* out, const scenario::Scenario& scenario) {
+  const wafer::WaferCluster& c = scenario.wafer;
+  const scenario::InferenceWorkload& w = scenario.inference;
+  const int wafers = w.serving.tp * w.serving.pp;
+  std::fprintf(out, "%d x %s serving %s: %d replica(s) of %d wafer(s), tp %d x pp %d\n\n", c.systems,
+               c.system.name.c_str(), w.model.name.c_str(), w.serving.replicas, wafers, w.serving.tp, w.serving.pp);
+  std::fprintf(out, "every system: one wafer, %s of SRAM, one link of %s to a switch joining the systems\n",
+               size_text(c.system.sram_bytes).c_str(), scenario::format_bytes_per_s(c.system.io_bytes_per_s).c_str());
+  std::fprintf(out,
+               "a replica: each layer split over %d wafer(s) (all-reduces through the switch), its layers in %d "
+               "stage(s) (activations passed stage to stage)\n",
+               w.serving.tp, w.serving.pp);
+  std::fprintf(out, "systems in use: %d of %d; every link %s one way\n", wafers * w.serving.replicas, c.systems,
+               duration_text(static_cast<double>(c.swarmx.hop_latency_ns) * 1e-9).c_str());
+}
+
 }  // namespace fathom::report

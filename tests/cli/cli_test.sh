@@ -190,6 +190,17 @@ check "a failed wafer expectation exits 1" test "$rc" -eq 1
 out=$("$build/fathom" topology "$wafer" 2>/dev/null)
 check "topology describes the SwarmX tree" grep -qE '^  SwarmX 3 +1 ' <<<"$out"
 usage "nccl-tests on a wafer-scale cluster" '.*nccl-tests needs a GPU cluster' nccl-tests "$wafer"
+serving="$examples/cs3-llama3.1-70b-serving.yaml"
+"$build/fathom" simulate "$serving" --set workload.requests.count=200 --json "$tmp/wafer-serving.json" \
+  --requests-out "$tmp/wafer-requests.csv" >/dev/null 2>&1; rc=$?
+check "simulate serves from wafers" test "$rc" -eq 0
+check "the wafer service's JSON gives the dataflow latency of its iterations" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["replicas"][0]["iteration_time_s"]
+assert t["dataflow_latency"] > 0.5 * sum(t.values()), t
+' "$tmp/wafer-serving.json"
+check "the wafer service writes one row per request" test "$(wc -l <"$tmp/wafer-requests.csv")" -eq 201
 usage "a GPU output on a wafer-scale scenario" '.*writes its report and --json only' simulate "$wafer" --flows-out "$tmp/f.csv"
 
 echo "cli: $failures failed"

@@ -23,7 +23,8 @@ TEST_CASE("fuzz: mutated real scenarios and --set overrides load or fail with Sc
       fathom::test::read_source_file("scenarios/examples/fat-tree-a2a-64.yaml"),
       fathom::test::read_source_file("scenarios/validation/known-to-run/llama3-405b-128k-16384gpu.yaml"),
       fathom::test::read_source_file("scenarios/validation/megatron-sc21-artifact/145.6b.yaml"),
-      fathom::test::read_source_file("scenarios/examples/cs3-llama3-70b-weight-streaming.yaml")};
+      fathom::test::read_source_file("scenarios/examples/cs3-llama3-70b-weight-streaming.yaml"),
+      fathom::test::read_source_file("scenarios/examples/cs3-llama3.1-70b-serving.yaml")};
   const std::vector<std::string> overrides = {"cluster.nodes=8",
                                               "workload.parallel.tp=4",
                                               "workload.parallel.zero=3",

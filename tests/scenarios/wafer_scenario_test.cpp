@@ -127,7 +127,8 @@ TEST_CASE("wafer scenario: each mistake is located at its key") {
   CHECK(kind.line() == 2);
   const scenario::ScenarioError serving = load_error(
       wafer_text("  model: llama3-8b\n").replace(wafer_text("").find("kind: training"), 14, "kind: inference"));
-  CHECK(serving.key_path() == "workload.kind");
+  // Serving is asked the figures it needs beyond training's: here the SRAM's share.
+  CHECK(serving.key_path() == "cluster.system.sram_efficiency");
 }
 
 TEST_CASE("wafer scenario: the example loads and its expectations are read") {
@@ -142,4 +143,53 @@ TEST_CASE("wafer scenario: the example loads and its expectations are read") {
   for (const scenario::Expectation& e : with.expectations) {
     CHECK((e.key == "step_time" || e.key == "mfu" || e.key == "time_to_train"));
   }
+}
+
+TEST_CASE("wafer serving: each system a wafer of the inference model, a replica the wafers its weights need") {
+  const std::string serving =
+      "cluster:\n"
+      "  kind: wafer-scale\n"
+      "  systems: 8\n"
+      "  system: {base: cs-3, peak_dense: 15PFLOPS, compute_efficiency: 0.5, sram_efficiency: 0.5, layer_latency: "
+      "8us}\n"
+      "workload:\n"
+      "  kind: inference\n"
+      "  model: llama3.1-70b\n"
+      "  requests: {arrival: poisson, rate: 1, count: 10, prompt_tokens: 500, output_tokens: 100}\n";
+  const scenario::Scenario s = load(serving);
+  CHECK(s.workload == scenario::WorkloadKind::kInference);
+  CHECK(s.wafer_scale);
+  CHECK(s.accelerator.name == "cs-3");
+  CHECK(s.accelerator.hbm_bytes == 44e9);
+  CHECK(s.accelerator.layer_latency_s == doctest::Approx(8e-6));
+  CHECK(s.cluster.nodes == 8);
+  CHECK(s.cluster.node.gpus == 1);
+  CHECK(s.inference.serving.pp == 4);  // the fewest wafers that hold 70B's 16-bit weights
+  CHECK(s.inference.serving.tp == 1);
+  CHECK(s.collectives.launch_ns == 0);
+  // Split every layer over two wafers: groups of two, two stages.
+  const scenario::Scenario split =
+      scenario::load_scenario(write_scratch_file("wafer.yaml", serving), {"workload.serving={tp: 2}"});
+  CHECK(split.cluster.nodes == 4);
+  CHECK(split.cluster.node.gpus == 2);
+  CHECK(split.inference.serving.pp == 2);
+  // A replica's pipeline may be given; one that does not hold the weights is the serving model's error.
+  const scenario::ScenarioError shallow = load_error(serving + "  serving: {pp: 2}\n");
+  CHECK(shallow.key_path().rfind("workload.serving", 0) == 0);
+  // The figures serving needs that Cerebras does not publish, and a split the systems cannot hold.
+  std::string no_latency = serving;
+  no_latency.replace(no_latency.find(", layer_latency: 8us"), 20, "");
+  const scenario::ScenarioError latency = load_error(no_latency);
+  CHECK(latency.line() == 4);
+  CHECK(latency.key_path() == "cluster.system.layer_latency");
+  const scenario::ScenarioError three = load_error(serving + "  serving: {tp: 3}\n");
+  CHECK(three.line() == 9);
+  CHECK(std::string(three.what()).find("divisor of the cluster's 8 systems") != std::string::npos);
+  const scenario::ScenarioError training_key = load_error(serving + "expect:\n  step_time: \"<= 1s\"\n");
+  CHECK(training_key.key_path() == "expect.step_time");
+  // Training still needs a MemoryX.
+  const scenario::ScenarioError memoryx = load_error(
+      "cluster:\n  kind: wafer-scale\n  systems: 4\n  system: {base: cs-3, peak_dense: 15PFLOPS, compute_efficiency: "
+      "0.5}\nworkload:\n  kind: training\n  model: llama3-8b\n  global_batch: 16\n");
+  CHECK(memoryx.key_path() == "cluster.memoryx");
 }

@@ -146,6 +146,7 @@ IterationTime IterationModel::time(const IterationWork& w) const {
   if (spec_.tp > 1) t.communication = layers * 2.0 * all_reduce_(activation_bytes(model_, w.tokens));
   if (spec_.pp > 1) t.pipeline = stage_sends_(activation_bytes(model_, w.tokens));
   t.output = output_layer(w.logits);
+  t.latency = layers * accelerator_.layer_latency_s;
   return t;
 }
 

@@ -13,7 +13,8 @@
 //     collective model (a function of the bytes, given);
 //   - the output layer over the rows that sample a token, and one sampling kernel;
 //   - with pp > 1, the batch's activations sent from each stage to the next (a function of the
-//     bytes, given): an iteration of a virtual engine passes every stage in turn.
+//     bytes, given): an iteration of a virtual engine passes every stage in turn;
+//   - the accelerator's fixed latency per layer (AcceleratorSpec::layer_latency_s; 0 on GPUs).
 // docs/inference.md gives each count; the tests check them against hand sums.
 #pragma once
 
@@ -48,7 +49,10 @@ struct IterationTime {
   double output = 0;         // output layer and sampling
   double overhead = 0;       // the engine's fixed cost per iteration (ServingSpec::iteration_overhead_s)
   double swap = 0;           // copying swapped blocks between HBM and host memory
-  double total() const { return gemm + attention + elementwise + communication + pipeline + output + overhead + swap; }
+  double latency = 0;        // the accelerator's fixed time per layer (a wafer's dataflow latency)
+  double total() const {
+    return gemm + attention + elementwise + communication + pipeline + output + overhead + swap + latency;
+  }
 };
 
 // Seconds one all-reduce of `bytes` (per GPU, NCCL's convention) takes over the replica's GPUs.

@@ -478,6 +478,7 @@ class ReplicaLp final : public sim::LogicalProcess {
     stats_.time.output += t.output;
     stats_.time.overhead += t.overhead;
     stats_.time.swap += t.swap;
+    stats_.time.latency += t.latency;
     if (static_cast<std::int64_t>(records_.size()) < spec_.record_iterations) {
       records_.push_back({ctx.now(), d, index_, static_cast<std::int32_t>(w.sequences),
                           static_cast<std::int32_t>(w.tokens), used_blocks()});
