@@ -8,24 +8,14 @@
 #include <algorithm>
 
 #include "models/workloads/inference/iteration_model.hpp"
+#include "tests/models/workloads/wafer/wafer_fixtures.hpp"
 #include "topologies/cluster.hpp"
 
 namespace fathom::wafer {
 
 namespace {
 
-hw::WaferSystemSpec cs3() {
-  hw::WaferSystemSpec s;
-  s.name = "cs-3";
-  s.sram_bytes = 44e9;
-  s.sram_bytes_per_s = 21e15;
-  s.peak_dense_flops = 15e15;
-  s.compute_efficiency = 0.5;
-  s.sram_efficiency = 0.8;
-  s.layer_latency_s = 10e-6;
-  s.io_bytes_per_s = 150e9;
-  return s;
-}
+hw::WaferSystemSpec cs3() { return test::test_wafer(); }
 
 // Llama 3.1's shapes (the model zoo's entries; docs/models.md).
 train::TransformerSpec llama(int layers, int hidden, int ffn, int heads, int vocab = 128256) {
@@ -47,7 +37,7 @@ train::TransformerSpec llama(int layers, int hidden, int ffn, int heads, int voc
 
 TEST_CASE("A wafer is an accelerator of its SRAM, its dense peak and its efficiencies") {
   const hw::AcceleratorSpec a = as_accelerator(cs3());
-  CHECK(a.peak(hw::Precision::kBf16) == 15e15);
+  CHECK(a.peak(hw::Precision::kBf16) == 10e15);
   CHECK(a.peak(hw::Precision::kFp8) == 0);
   CHECK(a.hbm_bytes == 44e9);
   CHECK(a.hbm_bytes_per_s == 21e15);
@@ -98,7 +88,7 @@ TEST_CASE("A decode of one sequence: every layer's dataflow latency plus the roo
   // or its FLOPs (2 a weight) at the dense peak's share, whichever is longer: here the FLOPs, for
   // every GEMM alike (the token's activations are bytes beside the weights, not FLOPs).
   const double reads = train::layer_parameter_count(m) * 2 / (21e15 * 0.8);
-  const double flops = 2 * (train::layer_parameter_count(m) - 2 * 4096.0) / (15e15 * 0.5);  // the norms are not GEMMs
+  const double flops = 2 * (train::layer_parameter_count(m) - 2 * 4096.0) / (10e15 * 0.5);  // the norms are not GEMMs
   REQUIRE(flops > reads);
   CHECK(t.gemm == doctest::Approx(32 * flops).epsilon(1e-9));
   CHECK(t.total() == doctest::Approx(t.latency + t.gemm + t.attention + t.elementwise + t.output).epsilon(1e-12));

@@ -7,6 +7,7 @@
 
 #include "models/workloads/training/layer_work.hpp"
 #include "models/workloads/wafer/swarmx_streams.hpp"
+#include "tests/models/workloads/wafer/wafer_fixtures.hpp"
 
 namespace fathom::wafer {
 
@@ -31,11 +32,7 @@ train::TransformerSpec small_model() {
 WaferCluster cluster(int systems) {
   WaferCluster c;
   c.systems = systems;
-  c.system.name = "test-system";
-  c.system.sram_bytes = 44e9;
-  c.system.peak_dense_flops = 10e15;
-  c.system.compute_efficiency = 0.5;
-  c.system.io_bytes_per_s = 150e9;
+  c.system = test::test_wafer();
   c.memoryx.capacity_bytes = 1.5e12;
   c.memoryx.bytes_per_s = 150e9;
   c.memoryx.update_bytes_per_s = 150e9;
