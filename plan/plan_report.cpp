@@ -52,8 +52,8 @@ std::string number(double v) {
 // The top `shown` of a training plan: GPUs, step, time to train, MFU and, when priced, capex and run cost.
 void write_top_training(std::FILE* out, const PlanResult& r, std::size_t shown, int width) {
   const bool priced = r.candidates[r.ranking.front()].priced;
-  std::fprintf(out, "\n  %4s  %-*s %6s %12s %14s %6s", "rank", width, "candidate", "GPUs", "step", "time to train",
-               "MFU");
+  std::fprintf(out, "\n  %4s  %-*s %6s %12s %14s %6s", "rank", width, "candidate", r.wafer ? "CS" : "GPUs", "step",
+               "time to train", "MFU");
   if (priced) std::fprintf(out, " %10s %10s", "capex", "run cost");
   std::fprintf(out, "\n");
   for (std::size_t k = 0; k < shown; ++k) {
@@ -203,7 +203,7 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
     if (rejected) columns.push_back(rejected);
     if (best.service) {
       write_service_figures(out, columns);
-    } else {
+    } else if (!r.wafer) {
       write_step_breakdowns(out, columns);
     }
   }

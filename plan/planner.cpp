@@ -12,6 +12,7 @@
 #include "models/workloads/training/step_bound.hpp"
 #include "plan/journal.hpp"
 #include "plan/service_candidate.hpp"
+#include "plan/wafer_candidate.hpp"
 #include "report/training/training_report.hpp"
 #include "scenarios/user_catalogs.hpp"
 #include "sim/input/text_file.hpp"
@@ -23,12 +24,6 @@ namespace {
 std::string gib_text(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
-  return buf;
-}
-
-std::string duration_days(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f days", s / 86400);
   return buf;
 }
 
@@ -112,12 +107,7 @@ void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, bool 
     e.usd_per_gpu_hour = r.cost->usd_per_gpu_hour;
   }
   e.status = Status::kFeasible;
-  if (plan.deadline_s && e.time_to_train_s > *plan.deadline_s) {
-    e.status = Status::kMissesDeadline;
-    e.reason = duration_days(e.time_to_train_s) + " to train, deadline " + duration_days(*plan.deadline_s);
-  } else {
-    apply_cost_constraints(plan, e);
-  }
+  apply_run_constraints(plan, e);
 }
 
 // An inference service's candidate, loaded by `load` with the replica count its search tries.
@@ -210,6 +200,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
   const std::string text = sim::read_text_file(file, sim::kMaxYamlBytes);
   PlanResult result;
   result.objective = plan.objective;
+  result.wafer = base.workload == scenario::WorkloadKind::kWaferTraining;
   for (const auto& axis : plan.vary) result.axes.push_back(axis.name);
   const std::vector<std::vector<std::string>> combos = candidate_overrides(plan);
   result.candidates.resize(combos.size());
@@ -258,7 +249,11 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
           e.reason = l.error;
           return;
         }
-        evaluate(*l.scenario, plan, options.prune_by_bound, caches.local(), e);
+        if (l.scenario->workload == scenario::WorkloadKind::kWaferTraining) {
+          evaluate_wafer_candidate(*l.scenario, plan, e);
+        } else {
+          evaluate(*l.scenario, plan, options.prune_by_bound, caches.local(), e);
+        }
       });
     });
     if (journal && !todo.empty()) {
@@ -337,6 +332,8 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
   }
   if (service) {
     evaluate_candidate(file, text, overrides, {}, plan, w);
+  } else if (result.wafer) {
+    evaluate_wafer_candidate(base, plan, w);
   } else {
     train::CommsCache cache;
     evaluate(base, plan, false, cache, w);

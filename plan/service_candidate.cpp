@@ -98,6 +98,21 @@ std::string slo_miss(const infer::ServiceMetrics& m, const infer::Slo& slo) {
   return out;
 }
 
+std::string duration_days(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f days", seconds / 86400);
+  return buf;
+}
+
+void apply_run_constraints(const scenario::PlanSpec& plan, Evaluated& e) {
+  if (plan.deadline_s && e.time_to_train_s > *plan.deadline_s) {
+    e.status = Status::kMissesDeadline;
+    e.reason = duration_days(e.time_to_train_s) + " to train, deadline " + duration_days(*plan.deadline_s);
+  } else {
+    apply_cost_constraints(plan, e);
+  }
+}
+
 void apply_cost_constraints(const scenario::PlanSpec& plan, Evaluated& e) {
   if (plan.budget_usd && e.capex_usd > *plan.budget_usd) {
     e.status = Status::kOverBudget;

@@ -33,4 +33,11 @@ std::string slo_miss(const infer::ServiceMetrics& m, const infer::Slo& slo);
 // Holds a simulated candidate (status feasible so far) to the plan's budget and power limit.
 void apply_cost_constraints(const scenario::PlanSpec& plan, Evaluated& e);
 
+// Holds a simulated training candidate (status feasible so far, its time to train filled in) to
+// the plan's deadline, then to its budget and power limit.
+void apply_run_constraints(const scenario::PlanSpec& plan, Evaluated& e);
+
+// Seconds as days in a plan's reasons ("12.34 days").
+std::string duration_days(double seconds);
+
 }  // namespace fathom::plan

@@ -341,42 +341,6 @@ void check_service_plan(const Scenario& s, const At& at) {
   }
 }
 
-// `plan:`, checked against what its constraints and objective need.
-void read_plan(Scenario& s, MapReader p) {
-  note(s, p);
-  const bool service = s.workload == WorkloadKind::kInference;
-  s.plan = read_plan_section(
-      p, [&](const ValueReader& v) { note(s, v); }, service);
-  p.finish();
-  const auto at = [&](const char* key) {
-    const auto it = s.locations.find(std::string("plan.") + key);
-    return it != s.locations.end() ? it->second : s.plan->where;
-  };
-  if (service) {
-    check_service_plan(s, at);
-    return;
-  }
-  if (s.workload != WorkloadKind::kTraining) {
-    throw ScenarioError(s.plan->where, "plan", "a training workload or an inference service to plan for",
-                        "another workload kind");
-  }
-  const bool tokens = s.training.tokens > 0;
-  if (s.plan->deadline_s && !tokens) {
-    throw ScenarioError(at("deadline"), "plan.deadline", "a token budget to train for (workload.tokens)",
-                        "no workload.tokens", "add tokens: (e.g. 15e12) under workload");
-  }
-  if ((s.plan->budget_usd || s.plan->power_w || s.plan->has(PlanObjective::kCost)) && !s.cost) {
-    throw ScenarioError(s.plan->where, "plan",
-                        "a cost: section to price the candidates with (budget, power, "
-                        "objective: cost)",
-                        "no cost section", "add cost: {} to use the price list's defaults");
-  }
-  if (s.plan->has(PlanObjective::kCost) && !tokens) {
-    throw ScenarioError(at("objective"), "plan.objective", "a token budget to cost the run of (workload.tokens)",
-                        "objective: cost without workload.tokens");
-  }
-}
-
 // `report:`, for a training workload: the go-live report evaluates a training run.
 void read_report(Scenario& s, MapReader r) {
   note(s, r);
@@ -851,6 +815,46 @@ void read_workload(Scenario& s, MapReader w) {
 }
 
 }  // namespace
+
+namespace detail {
+
+// `plan:`, checked against what its constraints and objective need.
+void read_plan(Scenario& s, MapReader p) {
+  note(s, p);
+  const bool service = s.workload == WorkloadKind::kInference;
+  s.plan = read_plan_section(
+      p, [&](const ValueReader& v) { note(s, v); }, service);
+  p.finish();
+  const auto at = [&](const char* key) {
+    const auto it = s.locations.find(std::string("plan.") + key);
+    return it != s.locations.end() ? it->second : s.plan->where;
+  };
+  if (service) {
+    check_service_plan(s, at);
+    return;
+  }
+  if (s.workload != WorkloadKind::kTraining && s.workload != WorkloadKind::kWaferTraining) {
+    throw ScenarioError(s.plan->where, "plan", "a training workload or an inference service to plan for",
+                        "another workload kind");
+  }
+  const bool tokens = (s.workload == WorkloadKind::kWaferTraining ? s.wafer_training.tokens : s.training.tokens) > 0;
+  if (s.plan->deadline_s && !tokens) {
+    throw ScenarioError(at("deadline"), "plan.deadline", "a token budget to train for (workload.tokens)",
+                        "no workload.tokens", "add tokens: (e.g. 15e12) under workload");
+  }
+  if ((s.plan->budget_usd || s.plan->power_w || s.plan->has(PlanObjective::kCost)) && !s.cost) {
+    throw ScenarioError(s.plan->where, "plan",
+                        "a cost: section to price the candidates with (budget, power, "
+                        "objective: cost)",
+                        "no cost section", "add cost: {} to use the price list's defaults");
+  }
+  if (s.plan->has(PlanObjective::kCost) && !tokens) {
+    throw ScenarioError(at("objective"), "plan.objective", "a token budget to cost the run of (workload.tokens)",
+                        "objective: cost without workload.tokens");
+  }
+}
+
+}  // namespace detail
 
 namespace {
 Scenario load_document(const std::string& file, Document doc, const std::vector<std::string>& overrides);

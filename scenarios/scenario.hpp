@@ -35,6 +35,7 @@
 #include "models/workloads/training/checkpoint.hpp"
 #include "models/workloads/training/data_loading.hpp"
 #include "models/workloads/training/training_spec.hpp"
+#include "models/workloads/wafer/wafer_cost.hpp"
 #include "models/workloads/wafer/weight_streaming.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/inference_workload.hpp"
@@ -134,6 +135,7 @@ struct Scenario {
   bool wafer_scale = false;                 // `cluster.kind: wafer-scale`
   wafer::WaferCluster wafer;                // when wafer_scale
   wafer::WaferTrainingSpec wafer_training;  // when workload is kWaferTraining
+  wafer::WaferPrices wafer_prices;          // `cost.memoryx_price`, with a cost: section
   // A whole run (docs/run.md): the storage tiers, the run's length and replications, its
   // checkpoints and what fails.
   std::vector<storage::TierSpec> storage;

@@ -26,6 +26,10 @@ void used(Scenario& s, std::string_view kind, const std::string& name);
 // `model:` under `w`: a zoo name, or a mapping over a zoo entry (`base`) or over nothing.
 train::TransformerSpec read_model(Scenario& s, MapReader& w);
 
+// `plan:`, checked against what its constraints and objective need (a training workload's, on
+// GPUs or wafers, or an inference service's).
+void read_plan(Scenario& s, MapReader p);
+
 // `expect:` (every key of kExpectKeys; the caller checks which apply) and `output:`.
 void read_expect(Scenario& s, MapReader e);
 void read_output(Scenario& s, MapReader o);

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "models/cost/cost_spec.hpp"
+#include "models/workloads/wafer/wafer_cost.hpp"
 #include "models/workloads/wafer/wafer_serving.hpp"
 #include "models/workloads/wafer/wafer_training_parameters.hpp"
 #include "scenarios/declared_reader.hpp"
@@ -24,8 +26,8 @@ constexpr std::array<std::string_view, 4> kWaferExpectKeys = {"step_time", "toke
 
 // Top-level sections of a GPU scenario that describe parts a wafer-scale cluster does not have,
 // or questions not yet asked of one.
-constexpr std::array<std::string_view, 9> kGpuSections = {
-    "hardware", "calibration", "storage", "availability", "failures", "collectives", "cost", "plan", "report"};
+constexpr std::array<std::string_view, 7> kGpuSections = {"hardware", "calibration", "storage", "availability",
+                                                          "failures", "collectives", "report"};
 
 void read_wafer_cluster(Scenario& s, MapReader& cluster) {
   const auto noted = [&](const ValueReader& v) { note(s, v); };
@@ -106,6 +108,32 @@ void read_wafer_workload(Scenario& s, MapReader w) {
   w.finish();
 }
 
+// `cost:` of a wafer-scale training run: the cost model's keys (docs/cost.md), the systems as its
+// nodes and SwarmX's nodes as its switches, plus memoryx_price. Powers not given come from the
+// cluster's parts; every figure Cerebras does not publish must be given.
+void read_wafer_cost(Scenario& s, MapReader c) {
+  note(s, c);
+  if (s.workload != WorkloadKind::kWaferTraining) {
+    throw ScenarioError(s.locations.at("cost"), "cost", "a wafer-scale training run to price", "a wafer-scale service",
+                        "serving's cost on wafers is not modelled yet (docs/wafer.md)");
+  }
+  if (auto v = c.find("switch")) v->fail("no switch: a wafer-scale cluster's fabric is SwarmX (cluster.swarmx)");
+  cost::CostSpec spec;
+  read_declared(c, cost::cost_parameters(), spec, [&](const ValueReader& v) { note(s, v); });
+  c.declare({"memoryx_price"});
+  if (auto v = c.find("memoryx_price")) {
+    note(s, *v);
+    s.wafer_prices.memoryx_usd = v->usd();
+  }
+  c.finish();
+  spec.switch_name = s.wafer.swarmx.name;
+  spec.switch_radix = 0;
+  if (!(spec.node_watts > 0)) spec.node_watts = s.wafer.system.power_w;
+  if (!(spec.switch_watts > 0)) spec.switch_watts = s.wafer.swarmx.power_w;
+  s.cost = spec;
+  if (auto v = wafer::cost_violation(spec, s.wafer_prices, s.wafer)) reject(s, *v, v->field);
+}
+
 }  // namespace
 
 void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
@@ -119,12 +147,28 @@ void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
   }
   read_wafer_cluster(s, cluster);
   read_wafer_workload(s, root.child("workload"));
+  if (root.has("cost")) read_wafer_cost(s, root.child("cost"));
+  if (root.has("plan")) {
+    if (s.workload != WorkloadKind::kWaferTraining) {
+      throw ScenarioError(root.value("plan", "a plan").location(), "plan", "a wafer-scale training run to plan",
+                          "a wafer-scale service", "planning a service on wafers is not modelled yet (docs/wafer.md)");
+    }
+    read_plan(s, root.child("plan"));
+  }
   if (root.has("expect")) {
     read_expect(s, root.child("expect"));
     const bool serving = s.workload == WorkloadKind::kInference;
     for (const Expectation& e : s.expectations) {
-      bool known = serving && is_inference_expectation(e.key);
+      bool known = serving ? is_inference_expectation(e.key) : is_cost_expectation(e.key);
       for (std::string_view key : kWaferExpectKeys) known = known || (!serving && e.key == key);
+      if (is_cost_expectation(e.key) && !serving && !s.cost) {
+        throw ScenarioError(e.where, "expect." + e.key, "a cost: section to price the cluster with", "no cost section",
+                            "add cost: with the systems' prices (docs/wafer.md)");
+      }
+      if (e.key == "run_cost" && !(s.wafer_training.tokens > 0)) {
+        throw ScenarioError(e.where, "expect.run_cost", "a token budget to cost the run of (workload.tokens)",
+                            "no workload.tokens", "add tokens: (e.g. 2e12) under workload");
+      }
       if (!known) {
         throw ScenarioError(e.where, "expect." + e.key,
                             serving

@@ -82,6 +82,12 @@ CostResult evaluate_cost(const Census& census, const CostSpec& spec, const Usage
     port_watts += 2 * cables * c.port_watts;
   }
 
+  double appliance_watts = 0;
+  for (const Appliance& a : usage.appliances) {
+    r.capex.push_back({a.item, a.count, a.usd});
+    appliance_watts += a.count * a.watts;
+  }
+
   // Power. A node at full load draws node_watts; an accelerator's dynamic share, TDP x (1 - idle),
   // scales with the fraction of the step it computes. Accelerators the workload leaves unused idle.
   const double dynamic_watts = usage.gpu_tdp_watts * (1 - spec.gpu_idle);
@@ -89,7 +95,7 @@ CostResult evaluate_cost(const Census& census, const CostSpec& spec, const Usage
   const double fabric_watts = switches * spec.switch_watts + port_watts;
   // Spares are racked for full load (one may replace a failed node) and idle meanwhile.
   const double spare_gpus = nodes > 0 ? usage.spare_nodes * gpus / nodes : 0;
-  r.power_w_it_peak = (nodes + usage.spare_nodes) * spec.node_watts + fabric_watts;
+  r.power_w_it_peak = (nodes + usage.spare_nodes) * spec.node_watts + fabric_watts + appliance_watts;
   r.power_w_it =
       r.power_w_it_peak - dynamic_watts * (usage.gpus_used * (1 - usage.busy_fraction) + unused_gpus + spare_gpus);
   r.power_w_facility = r.power_w_it * spec.pue;

@@ -20,6 +20,15 @@ struct CapexLine {
   double usd() const { return count * unit_usd; }
 };
 
+// Equipment beside the nodes and the fabric, bought and powered at full load whatever the
+// workload does (a wafer-scale cluster's MemoryX).
+struct Appliance {
+  std::string item;
+  double count = 0;
+  double usd = 0;    // each
+  double watts = 0;  // each, at full load
+};
+
 // What a workload contributes: its accelerators' power and the time they are busy.
 struct Usage {
   double gpu_tdp_watts = 0;  // one accelerator's TDP
@@ -32,6 +41,7 @@ struct Usage {
   // replaces a failed node), and what its storage tiers cost over the run.
   double spare_nodes = 0;
   double storage_usd_per_run = 0;
+  std::vector<Appliance> appliances;  // priced after the fabric, powered at full load
 };
 
 struct CostResult {

@@ -98,8 +98,8 @@ std::string kw_text(double watts) {
   return buf;
 }
 
-void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::CostSpec& spec,
-                        const std::string& step) {
+void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::CostSpec& spec, const std::string& step,
+                        const std::string& accelerator) {
   std::fprintf(out, "\ncost (docs/cost.md; prices as of their sources, switch %s):\n", spec.switch_name.c_str());
   std::fprintf(out, "  %-34s %10s %12s %12s\n", "capex", "count", "unit", "total");
   for (const auto& line : c.capex) {
@@ -109,14 +109,15 @@ void write_cost_summary(std::FILE* out, const cost::CostResult& c, const cost::C
   }
   std::fprintf(out, "  %-34s %10s %12s %12s\n", "total capex", "", "", usd_text(c.capex_usd).c_str());
   if (c.racks > 0) std::fprintf(out, "  racks: %zu of %s\n", c.racks, kw_text(spec.rack_watts).c_str());
-  std::fprintf(out, "  power: %s IT (%s with every GPU at TDP), %s facility at PUE %.3g\n",
-               kw_text(c.power_w_it).c_str(), kw_text(c.power_w_it_peak).c_str(), kw_text(c.power_w_facility).c_str(),
-               spec.pue);
+  const bool gpu = accelerator == "GPU";
+  std::fprintf(out, "  power: %s IT (%s with every %s at %s), %s facility at PUE %.3g\n", kw_text(c.power_w_it).c_str(),
+               kw_text(c.power_w_it_peak).c_str(), accelerator.c_str(), gpu ? "TDP" : "full power",
+               kw_text(c.power_w_facility).c_str(), spec.pue);
   std::fprintf(out, "  opex per year: %s (energy %s, maintenance %s, space %s)\n",
                usd_text(c.opex_usd_per_year).c_str(), usd_text(c.energy_usd_per_year).c_str(),
                usd_text(c.maintenance_usd_per_year).c_str(), usd_text(c.space_usd_per_year).c_str());
-  std::fprintf(out, "  TCO over %.3g years: %s, %s per GPU-hour\n", spec.years, usd_text(c.tco_usd).c_str(),
-               usd_text(c.usd_per_gpu_hour).c_str());
+  std::fprintf(out, "  TCO over %.3g years: %s, %s per %s-hour\n", spec.years, usd_text(c.tco_usd).c_str(),
+               usd_text(c.usd_per_gpu_hour).c_str(), accelerator.c_str());
   if (c.usd_per_step > 0) {
     std::fprintf(out, "  per %s: %s, %.4g kWh; %s per million tokens\n", step.c_str(), usd_text(c.usd_per_step).c_str(),
                  c.energy_kwh_per_step, usd_text(c.usd_per_million_tokens).c_str());

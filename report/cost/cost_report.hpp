@@ -44,9 +44,10 @@ std::string usd_text(double usd);
 std::string kw_text(double watts);
 
 // The terminal table: the bill, power, operating cost, TCO and the per-step and per-run figures.
-// `step`: what one step of the usage is, in words ("step"; an inference service's "the simulated span").
+// `step`: what one step of the usage is, in words ("step"; an inference service's "the simulated span");
+// `accelerator`: what the cost per hour is of ("GPU"; a wafer-scale cluster's "system").
 void write_cost_summary(std::FILE* out, const cost::CostResult& cost, const cost::CostSpec& spec,
-                        const std::string& step = "step");
+                        const std::string& step = "step", const std::string& accelerator = "GPU");
 
 // The JSON report's `cost` object (docs/report.md).
 void write_cost_json(sim::JsonWriter& j, const cost::CostResult& cost, const cost::CostSpec& spec);

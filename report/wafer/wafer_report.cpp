@@ -5,6 +5,7 @@
 
 #include "models/workloads/training/transformer.hpp"
 #include "models/workloads/wafer/swarmx_streams.hpp"
+#include "report/cost/cost_report.hpp"
 #include "report/topology_report.hpp"
 #include "report/training/training_labels.hpp"
 #include "scenarios/units.hpp"
@@ -18,21 +19,34 @@ double tflops(double flops) { return flops / 1e12; }
 
 }  // namespace
 
-double wafer_figure(const std::string& key, const wafer::WaferStep& step) {
+double wafer_figure(const std::string& key, const WaferReport& report) {
+  const wafer::WaferStep& step = report.step;
   if (key == "step_time") return step.step_s;
   if (key == "tokens_per_s") return step.tokens_per_s;
   if (key == "time_to_train") return step.time_to_train_s;
   if (key == "mfu") return step.utilization;
+  if (report.cost) {
+    const cost::CostResult& c = *report.cost;
+    if (key == "capex") return c.capex_usd;
+    if (key == "tco") return c.tco_usd;
+    if (key == "run_cost") return c.usd_per_run;
+    if (key == "it_power") return c.power_w_it;
+    if (key == "facility_power") return c.power_w_facility;
+  }
   throw std::invalid_argument("wafer_figure: no figure " + key);
 }
 
 WaferReport evaluate_wafer(scenario::Scenario scenario) {
   WaferReport r;
   r.step = wafer::weight_streaming_step(scenario.wafer_training, scenario.wafer);
+  if (scenario.cost) {
+    r.cost = wafer::wafer_cost(*scenario.cost, scenario.wafer_prices, scenario.wafer, r.step,
+                               scenario.wafer_training.tokens);
+  }
   for (const scenario::Expectation& e : scenario.expectations) {
     ExpectationOutcome o;
     o.expectation = e;
-    o.actual = wafer_figure(e.key, r.step);
+    o.actual = wafer_figure(e.key, r);
     o.pass = holds(e.op, o.actual, e.value);
     r.all_pass = r.all_pass && o.pass;
     r.expectations.push_back(std::move(o));
@@ -87,7 +101,10 @@ void write_wafer_summary(std::FILE* out, const WaferReport& report) {
                tflops(r.model_flops_per_step / r.step_s / c.systems), 100 * r.utilization);
   if (t.tokens > 0)
     std::fprintf(out, "  time to train %.4g tokens: %s\n", t.tokens, duration_text(r.time_to_train_s).c_str());
-  if (r.power_w > 0) std::fprintf(out, "  power          %.4g kW (the parts whose power is given)\n", r.power_w / 1e3);
+  if (r.power_w > 0 && !report.cost) {
+    std::fprintf(out, "  power          %.4g kW (the parts whose power is given)\n", r.power_w / 1e3);
+  }
+  if (report.cost) write_cost_summary(out, *report.cost, *s.cost, "step", "system");
   write_expectations(out, report.expectations);
 }
 
@@ -179,6 +196,10 @@ void write_wafer_json(std::ostream& out, const WaferReport& report) {
   j.member("gradient_buffer_bytes", r.memory.gradient_buffer_bytes);
   j.member("sram_capacity_bytes", r.memory.sram_capacity);
   j.end_object();
+  if (report.cost) {
+    j.key("cost");
+    write_cost_json(j, *report.cost, *s.cost);
+  }
   write_expectations_json(j, report.expectations);
   j.end_object();
   out << "\n";

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "models/cost/cost_model.hpp"
 #include "models/workloads/wafer/weight_streaming.hpp"
 #include "report/training/training_report.hpp"
 #include "scenarios/scenario.hpp"
@@ -18,6 +20,7 @@ namespace fathom::report {
 struct WaferReport {
   scenario::Scenario scenario;
   wafer::WaferStep step;
+  std::optional<cost::CostResult> cost;  // with a `cost:` section
   std::vector<ExpectationOutcome> expectations;
   bool all_pass = true;
 };
@@ -27,8 +30,9 @@ struct WaferReport {
 WaferReport evaluate_wafer(scenario::Scenario scenario);
 
 // One of the figures an expectation can name for weight-streaming training, in SI units:
-// step_time, tokens_per_s, time_to_train, mfu (the model's FLOP/s over the systems' dense peak).
-double wafer_figure(const std::string& key, const wafer::WaferStep& step);
+// step_time, tokens_per_s, time_to_train, mfu (the model's FLOP/s over the systems' dense peak),
+// and with a cost the cost model's capex, tco, run_cost, it_power and facility_power.
+double wafer_figure(const std::string& key, const WaferReport& report);
 
 void write_wafer_summary(std::FILE* out, const WaferReport& report);
 void write_wafer_json(std::ostream& out, const WaferReport& report);

@@ -187,6 +187,15 @@ again=$("$build/fathom" simulate "$wafer" 2>/dev/null)
 check "the wafer report is the same run to run" test "$out" = "$again"
 "$build/fathom" simulate "$wafer" --set 'expect={step_time: "<= 1s"}' >/dev/null 2>&1; rc=$?
 check "a failed wafer expectation exits 1" test "$rc" -eq 1
+"$build/fathom" simulate "$wafer" --json "$tmp/wafer-cost.json" \
+  --set 'cost={node_price: $2e6, node_power: 25kW, switch_price: $5e4, switch_power: 1kW, memoryx_price: $3e6}' \
+  --set 'cluster.memoryx={base: memoryx-12tb, power: 20kW}' >/dev/null 2>&1; rc=$?
+check "a wafer-scale run is priced with the prices it is given" test "$rc" -eq 0
+check "the wafer JSON holds the bill" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["cost"]
+assert abs(c["capex_usd"] - sum(l["count"] * l["unit_usd"] for l in c["capex"])) < 1, c
+' "$tmp/wafer-cost.json"
 out=$("$build/fathom" topology "$wafer" 2>/dev/null)
 check "topology describes the SwarmX tree" grep -qE '^  SwarmX 3 +1 ' <<<"$out"
 usage "nccl-tests on a wafer-scale cluster" '.*nccl-tests needs a GPU cluster' nccl-tests "$wafer"

@@ -193,3 +193,34 @@ TEST_CASE("wafer serving: each system a wafer of the inference model, a replica 
       "0.5}\nworkload:\n  kind: training\n  model: llama3-8b\n  global_batch: 16\n");
   CHECK(memoryx.key_path() == "cluster.memoryx");
 }
+
+TEST_CASE("wafer cost: the cost model's keys priced for systems and SwarmX, every unpublished figure asked for") {
+  const std::string cost =
+      "cost:\n  node_price: $2e6\n  node_power: 25kW\n  switch_price: $5e4\n  switch_power: 1kW\n"
+      "  memoryx_price: $3e6\n";
+  const std::string memoryx = "{base: memoryx-12tb, power: 20kW}";
+  std::string text = wafer_text(kLlama8b + "  tokens: 1e12\n", cost);
+  text.replace(text.find("memoryx-12tb"), 12, memoryx);
+  const scenario::Scenario s = load(text);
+  REQUIRE(s.cost);
+  CHECK(s.cost->node_usd == 2e6);
+  CHECK(s.cost->switch_name == "swarmx");
+  CHECK(s.wafer_prices.memoryx_usd == 3e6);
+  CHECK(s.wafer.memoryx.power_w == 20e3);
+  // A system's and a SwarmX node's power default to the cluster's parts.
+  std::string from_parts = text;
+  from_parts.replace(from_parts.find("  node_power: 25kW\n"), 19, "");
+  from_parts.replace(from_parts.find("cs-3, peak_dense"), 16, "cs-3, power: 23kW, peak_dense");
+  CHECK(load(from_parts).cost->node_watts == 23e3);
+  // What is missing or does not apply, at its key.
+  std::string no_price = text;
+  no_price.replace(no_price.find("  memoryx_price: $3e6\n"), 22, "");
+  const scenario::ScenarioError e = load_error(no_price);
+  CHECK(e.key_path() == "cost.memoryx_price");
+  CHECK(std::string(e.what()).find("Cerebras publishes no price") != std::string::npos);
+  CHECK(load_error(text + "  switch: quantum-2-qm9700\n").key_path() == "cost.switch");
+  CHECK(load_error(wafer_text(kLlama8b, "expect:\n  capex: \"<= $1e9\"\n")).key_path() == "expect.capex");
+  std::string run_cost = wafer_text(kLlama8b, cost + "expect:\n  run_cost: \"<= $1e9\"\n");
+  run_cost.replace(run_cost.find("memoryx-12tb"), 12, memoryx);
+  CHECK(load_error(run_cost).key_path() == "expect.run_cost");
+}

@@ -1,0 +1,106 @@
+// A wafer-scale cluster through the cost model: its census from the SwarmX tree, the bill line by
+// line, the power as the step keeps the wafers busy, and the figures Cerebras does not publish.
+#include "models/workloads/wafer/wafer_cost.hpp"
+
+#include <doctest/doctest.h>
+
+#include "tests/models/workloads/wafer/wafer_fixtures.hpp"
+
+namespace fathom::wafer {
+
+namespace {
+
+WaferCluster cluster(int systems) {
+  WaferCluster c;
+  c.systems = systems;
+  c.system = test::test_wafer();
+  c.memoryx.name = "memoryx-test";
+  c.memoryx.capacity_bytes = 12e12;
+  c.memoryx.bytes_per_s = 150e9;
+  c.memoryx.update_bytes_per_s = 150e9;
+  c.memoryx.power_w = 20e3;
+  c.swarmx.fan_out = 4;
+  c.swarmx.link_bytes_per_s = 150e9;
+  c.swarmx.hop_latency_ns = 1000;
+  return c;
+}
+
+// Round prices for the test: none of these is published.
+cost::CostSpec prices() {
+  cost::CostSpec s;
+  s.node_usd = 2e6;
+  s.node_watts = 25e3;
+  s.switch_usd = 50e3;
+  s.switch_watts = 1e3;
+  s.rack_usd = 0;
+  return s;
+}
+
+WaferStep step(double step_s, double compute_s, double tokens_per_step) {
+  WaferStep w;
+  w.step_s = step_s;
+  w.compute_s = compute_s;
+  w.tokens_per_step = tokens_per_step;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("The census of a wafer-scale cluster: systems, SwarmX nodes by tier, the cables up to them") {
+  const cost::Census c = wafer_census(cluster(64));
+  CHECK(c.nodes == 64);
+  CHECK(c.gpus == 64);
+  REQUIRE(c.fabric.size() == 2);
+  CHECK(c.fabric[0].switches == 16);  // level 1
+  CHECK(c.fabric[0].cables_down == 64);
+  CHECK(c.fabric[1].switches == 4 + 1);  // levels 2 and 3
+  CHECK(c.fabric[1].cables_down == 16 + 4);
+  const cost::Census one = wafer_census(cluster(4));
+  REQUIRE(one.fabric.size() == 1);
+  CHECK(one.fabric[0].switches == 1);
+}
+
+TEST_CASE("The bill and the power, line by line") {
+  const WaferCluster c = cluster(64);
+  const cost::CostSpec spec = prices();
+  const WaferPrices memoryx{3e6};
+  // A step of 10 s of which the wafers compute 4; 16 M tokens a step, 1.6 T tokens a run.
+  const cost::CostResult r = wafer_cost(spec, memoryx, c, step(10, 4, 16e6), 1.6e12);
+  const cost::CablingCost& low = spec.nic_leaf;
+  const cost::CablingCost& high = spec.leaf_spine;
+  const double capex = 64 * 2e6 + 21 * 50e3 + 2 * 64 * low.port_usd + 64 * low.cable_usd + 2 * 20 * high.port_usd +
+                       20 * high.cable_usd + 3e6;
+  CHECK(r.capex_usd == doctest::Approx(capex).epsilon(1e-12));
+  bool named = false;
+  for (const cost::CapexLine& line : r.capex) named = named || line.item == "test-system systems";
+  CHECK(named);
+  const double ports = 2 * 64 * low.port_watts + 2 * 20 * high.port_watts;
+  const double peak = 64 * 25e3 + 21 * 1e3 + ports + 20e3;
+  CHECK(r.power_w_it_peak == doctest::Approx(peak).epsilon(1e-12));
+  // A wafer draws its full power while it computes (0.4 of the step), cost.gpu_idle of it otherwise.
+  CHECK(r.power_w_it == doctest::Approx(peak - 64 * 25e3 * (1 - spec.gpu_idle) * 0.6).epsilon(1e-12));
+  // The run: 100,000 steps of 10 s on all 64 systems at the TCO's cost per system-hour.
+  CHECK(r.usd_per_run == doctest::Approx(r.usd_per_gpu_hour * 64 * 10 * 1e5 / 3600).epsilon(1e-12));
+}
+
+TEST_CASE("Pricing needs every figure Cerebras does not publish") {
+  const WaferCluster c = cluster(16);
+  const WaferPrices memoryx{3e6};
+  CHECK_FALSE(cost_violation(prices(), memoryx, c));
+  cost::CostSpec spec = prices();
+  spec.node_usd = 0;
+  auto v = cost_violation(spec, memoryx, c);
+  REQUIRE(v);
+  CHECK(v->field == "cost.node_price");
+  CHECK_THROWS_AS(wafer_cost(spec, memoryx, c, step(1, 1, 1), 0), sim::SpecError);
+  v = cost_violation(prices(), WaferPrices{}, c);
+  REQUIRE(v);
+  CHECK(v->field == "cost.memoryx_price");
+  WaferCluster dark = c;
+  dark.memoryx.power_w = 0;
+  v = cost_violation(prices(), memoryx, dark);
+  REQUIRE(v);
+  CHECK(v->field == "cluster.memoryx.power");
+}
+
+}  // namespace fathom::wafer
