@@ -99,13 +99,7 @@ void evaluate(const scenario::Scenario& s, const scenario::PlanSpec& plan, bool 
   e.mfu = t.mfu;
   e.tokens_per_s = t.tokens_per_s;
   e.breakdown = t.breakdown;
-  if (r.cost) {
-    e.priced = true;
-    e.capex_usd = r.cost->capex_usd;
-    e.usd_per_run = r.cost->usd_per_run;
-    e.facility_power_w = r.cost->power_w_facility;
-    e.usd_per_gpu_hour = r.cost->usd_per_gpu_hour;
-  }
+  if (r.cost) record_cost(*r.cost, e);
   e.status = Status::kFeasible;
   apply_run_constraints(plan, e);
 }

@@ -98,6 +98,14 @@ std::string slo_miss(const infer::ServiceMetrics& m, const infer::Slo& slo) {
   return out;
 }
 
+void record_cost(const cost::CostResult& cost, Evaluated& e) {
+  e.priced = true;
+  e.capex_usd = cost.capex_usd;
+  e.usd_per_run = cost.usd_per_run;
+  e.facility_power_w = cost.power_w_facility;
+  e.usd_per_gpu_hour = cost.usd_per_gpu_hour;
+}
+
 std::string duration_days(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f days", seconds / 86400);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "models/cost/cost_model.hpp"
 #include "models/workloads/inference/service_metrics.hpp"
 #include "plan/planner.hpp"
 #include "scenarios/scenario.hpp"
@@ -36,6 +37,9 @@ void apply_cost_constraints(const scenario::PlanSpec& plan, Evaluated& e);
 // Holds a simulated training candidate (status feasible so far, its time to train filled in) to
 // the plan's deadline, then to its budget and power limit.
 void apply_run_constraints(const scenario::PlanSpec& plan, Evaluated& e);
+
+// A priced candidate's cost figures.
+void record_cost(const cost::CostResult& cost, Evaluated& e);
 
 // Seconds as days in a plan's reasons ("12.34 days").
 std::string duration_days(double seconds);

@@ -26,13 +26,7 @@ void evaluate_wafer_candidate(const scenario::Scenario& s, const scenario::PlanS
   e.time_to_train_s = step.time_to_train_s;
   e.mfu = step.utilization;
   e.tokens_per_s = step.tokens_per_s;
-  if (r.cost) {
-    e.priced = true;
-    e.capex_usd = r.cost->capex_usd;
-    e.usd_per_run = r.cost->usd_per_run;
-    e.facility_power_w = r.cost->power_w_facility;
-    e.usd_per_gpu_hour = r.cost->usd_per_gpu_hour;
-  }
+  if (r.cost) record_cost(*r.cost, e);
   e.status = Status::kFeasible;
   apply_run_constraints(plan, e);
 }

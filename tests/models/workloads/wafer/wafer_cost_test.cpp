@@ -10,20 +10,7 @@ namespace fathom::wafer {
 
 namespace {
 
-WaferCluster cluster(int systems) {
-  WaferCluster c;
-  c.systems = systems;
-  c.system = test::test_wafer();
-  c.memoryx.name = "memoryx-test";
-  c.memoryx.capacity_bytes = 12e12;
-  c.memoryx.bytes_per_s = 150e9;
-  c.memoryx.update_bytes_per_s = 150e9;
-  c.memoryx.power_w = 20e3;
-  c.swarmx.fan_out = 4;
-  c.swarmx.link_bytes_per_s = 150e9;
-  c.swarmx.hop_latency_ns = 1000;
-  return c;
-}
+WaferCluster cluster(int systems) { return test::test_cluster(systems); }
 
 // Round prices for the test: none of these is published.
 cost::CostSpec prices() {

@@ -29,19 +29,7 @@ train::TransformerSpec small_model() {
   return m;
 }
 
-WaferCluster cluster(int systems) {
-  WaferCluster c;
-  c.systems = systems;
-  c.system = test::test_wafer();
-  c.memoryx.capacity_bytes = 1.5e12;
-  c.memoryx.bytes_per_s = 150e9;
-  c.memoryx.update_bytes_per_s = 150e9;
-  c.swarmx.fan_out = 4;
-  c.swarmx.link_bytes_per_s = 150e9;
-  c.swarmx.hop_latency_ns = 1000;
-  c.swarmx.chunk_bytes = 1 << 20;
-  return c;
-}
+WaferCluster cluster(int systems) { return test::test_cluster(systems); }
 
 WaferTrainingSpec spec(int global_batch, int micro_batch) {
   WaferTrainingSpec s;
