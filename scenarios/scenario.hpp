@@ -131,7 +131,7 @@ struct Scenario {
   InferenceWorkload inference;   // when workload is kInference
   // A wafer-scale cluster (`cluster.kind: wafer-scale`) and its training workload. Serving on one
   // (kInference) sees each system as a node of one accelerator (models/workloads/wafer/
-  // wafer_serving.hpp), in `cluster` and `accelerator`; training leaves `cluster` empty.
+  // wafer_serving.hpp), in `cluster` and `accelerator`; training leaves `cluster` at its unused defaults.
   bool wafer_scale = false;                 // `cluster.kind: wafer-scale`
   wafer::WaferCluster wafer;                // when wafer_scale
   wafer::WaferTrainingSpec wafer_training;  // when workload is kWaferTraining
