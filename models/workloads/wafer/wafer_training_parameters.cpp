@@ -20,8 +20,9 @@ const std::vector<P>& wafer_training_parameters() {
        "samples per step over every system (required); a multiple of `cluster.systems`", kRun},
       {"micro_batch", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(WaferTrainingSpec, micro_batch),
        "samples a system runs through the model at once (its weights stream once per micro-batch); a divisor of the "
-       "per-system batch; 0: the whole per-system batch",
-       "the whole per-system batch"},
+       "per-system batch; 0: the largest divisor whose activations fit the wafer (the fastest, since every micro-batch "
+       "streams the weights again)",
+       "Cerebras's micro_batch_size: auto, which searches for the fastest"},
       {"recompute",
        Quantity::kChoice,
        [](const WaferTrainingSpec& t) {

@@ -71,13 +71,35 @@ std::vector<StreamUnit> stream_units(const WaferTrainingSpec& spec) {
   return units;
 }
 
+namespace {
+
+// Two units' weights in flight (the largest unit's, double-buffered) and one unit's gradients.
+double stream_buffer_bytes(const WaferTrainingSpec& spec) {
+  const double largest = largest_unit(stream_units(spec));
+  return largest * (2 * spec.stream_bytes_per_parameter + spec.gradient_bytes_per_parameter);
+}
+
+}  // namespace
+
+int micro_batch_of(const WaferTrainingSpec& spec, const WaferCluster& cluster) {
+  if (spec.micro_batch > 0) return spec.micro_batch;
+  const int per_system = spec.per_system_batch(std::max(1, cluster.systems));
+  const double room = cluster.system.sram_bytes - stream_buffer_bytes(spec);
+  const double per_sample = activation_bytes_per_sample(spec);
+  // The largest that fits, at most the per-system batch; then down to one that divides it.
+  const double fits = per_sample > 0 ? std::floor(room / per_sample) : per_system;
+  for (int m = static_cast<int>(std::min<double>(per_system, fits)); m > 1; --m) {
+    if (per_system % m == 0) return m;
+  }
+  return 1;
+}
+
 WaferMemory wafer_memory(const WaferTrainingSpec& spec, const WaferCluster& cluster) {
   WaferMemory memory;
   memory.memoryx_bytes = train::parameter_count(spec.model) * spec.state_bytes_per_parameter;
   memory.memoryx_capacity = cluster.memoryx.capacity_bytes;
   memory.sram_capacity = cluster.system.sram_bytes;
-  const int systems = std::max(1, cluster.systems);
-  memory.activation_bytes = activation_bytes_per_sample(spec) * spec.micro_batch_size(systems);
+  memory.activation_bytes = activation_bytes_per_sample(spec) * micro_batch_of(spec, cluster);
   const double largest = largest_unit(stream_units(spec));
   memory.weight_buffer_bytes = 2 * largest * spec.stream_bytes_per_parameter;
   memory.gradient_buffer_bytes = largest * spec.gradient_bytes_per_parameter;
@@ -105,7 +127,7 @@ std::optional<sim::SpecViolation> first_violation(const WaferTrainingSpec& spec,
     return V{"workload.micro_batch", "a divisor of the per-system batch of " + std::to_string(per_system) + " samples",
              std::to_string(spec.micro_batch)};
   }
-  if (spec.micro_batches(cluster.systems) > kMaxMicroBatches) {
+  if (per_system / micro_batch_of(spec, cluster) > kMaxMicroBatches) {
     return V{"workload.micro_batch",
              "at most " + std::to_string(kMaxMicroBatches) + " micro-batches a step (the per-system batch of " +
                  std::to_string(per_system) + " over the micro-batch)",
@@ -148,8 +170,8 @@ std::optional<sim::SpecViolation> first_violation(const WaferTrainingSpec& spec,
              "a micro-batch whose activations fit the wafer's " + gigabytes(memory.sram_capacity) + " of SRAM beside " +
                  gigabytes(memory.weight_buffer_bytes + memory.gradient_buffer_bytes) +
                  " of streamed weights and gradients",
-             std::to_string(spec.micro_batch_size(cluster.systems)) +
-                 " samples: " + gigabytes(memory.activation_bytes) + " of activations",
+             std::to_string(micro_batch_of(spec, cluster)) + " samples: " + gigabytes(memory.activation_bytes) +
+                 " of activations",
              hint};
   }
   return std::nullopt;
@@ -162,8 +184,8 @@ WaferStep weight_streaming_step(const WaferTrainingSpec& spec, const WaferCluste
   WaferStep step;
   step.memory = wafer_memory(spec, cluster);
   step.per_system_batch = spec.per_system_batch(n);
-  step.micro_batch = spec.micro_batch_size(n);
-  step.micro_batches = spec.micro_batches(n);
+  step.micro_batch = micro_batch_of(spec, cluster);
+  step.micro_batches = step.per_system_batch / step.micro_batch;
   step.swarmx_levels = topo::swarmx_levels(n, cluster.swarmx.fan_out);
   step.swarmx_nodes = topo::swarmx_nodes(n, cluster.swarmx.fan_out);
   const double tokens_per_micro_batch = static_cast<double>(step.micro_batch) * spec.sequence;

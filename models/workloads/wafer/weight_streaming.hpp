@@ -63,9 +63,14 @@ struct WaferTrainingSpec {
   double update_bytes_per_parameter = 32;
 
   int per_system_batch(int systems) const { return global_batch / systems; }
-  int micro_batch_size(int systems) const { return micro_batch > 0 ? micro_batch : per_system_batch(systems); }
-  int micro_batches(int systems) const { return per_system_batch(systems) / micro_batch_size(systems); }
 };
+
+// The micro-batch a system runs: `spec.micro_batch`, or with 0 the largest divisor of the
+// per-system batch whose activations fit the wafer beside the streamed weights and gradients (in
+// a step the weights stream once a micro-batch, so the largest that fits is the fastest:
+// Cerebras's `micro_batch_size: auto` searches for the fastest). 1 when not even one sample fits
+// (first_violation then says so).
+int micro_batch_of(const WaferTrainingSpec& spec, const WaferCluster& cluster);
 
 // Bounds that keep a step's work in proportion: far beyond any cluster built (2,048 CS-3s) and any
 // batch split in use, so that a slip of the keyboard is an error rather than an hour of work.

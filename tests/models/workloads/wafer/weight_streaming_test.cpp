@@ -134,6 +134,21 @@ TEST_CASE("Below the balance, more systems at the same per-system batch stream t
   CHECK(many.tokens_per_s / one.tokens_per_s == doctest::Approx(256 * one.step_s / many.step_s).epsilon(1e-12));
 }
 
+TEST_CASE("Without a micro-batch, a system runs the largest divisor of its batch that fits the wafer") {
+  const WaferCluster c = cluster(1);
+  const WaferTrainingSpec s = spec(96, 0);
+  const int m = micro_batch_of(s, c);
+  REQUIRE(m > 1);
+  CHECK(96 % m == 0);
+  CHECK(wafer_memory(spec(96, m), c).sram_fits());
+  for (int larger = m + 1; larger <= 96; ++larger) {
+    if (96 % larger == 0) CHECK_FALSE(wafer_memory(spec(96, larger), c).sram_fits());
+  }
+  CHECK(weight_streaming_step(s, c).micro_batch == m);
+  CHECK(weight_streaming_step(s, c).micro_batches == 96 / m);
+  CHECK(micro_batch_of(spec(96, 8), c) == 8);  // a given micro-batch is kept
+}
+
 TEST_CASE("Memory limits are violations at the key that breaks them") {
   SUBCASE("MemoryX holds 16 bytes a parameter") {
     WaferCluster c = cluster(4);
