@@ -9,7 +9,6 @@
 #include "cli/outputs.hpp"
 #include "cli/scenario_options.hpp"
 #include "cli/terminal_output.hpp"
-#include "models/workloads/wafer/swarmx_streams.hpp"
 #include "report/cost/cost_report.hpp"
 #include "report/output_file.hpp"
 #include "report/topology_report.hpp"
@@ -49,10 +48,8 @@ void run_topology(const TopologyOptions& o) {
     // broadcasts and reductions along the tree, not routed flows.
     if (!o.routes.empty())
       throw std::invalid_argument("--routes: a wafer-scale cluster's streams follow its SwarmX tree");
-    const topo::SwarmXTree tree = wafer::build_tree(s.wafer.systems, s.wafer.system, s.wafer.memoryx, s.wafer.swarmx);
     outputs.report(o.output, is_stdout(o.links), [&](std::FILE* out) { report::write_wafer_topology(out, s); });
-    if (!o.links.empty())
-      outputs.file(o.links, [&](std::ostream& out) { report::write_links_csv(out, tree.topology); });
+    if (!o.links.empty()) outputs.file(o.links, [&](std::ostream& out) { report::write_wafer_links_csv(out, s); });
     outputs.commit();
     return;
   }

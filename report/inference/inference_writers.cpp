@@ -9,6 +9,7 @@
 #include "models/workloads/training/transformer.hpp"
 #include "report/cost/cost_report.hpp"
 #include "report/inference/inference_report.hpp"
+#include "report/json_header.hpp"
 #include "report/number_text.hpp"
 #include "report/terminal.hpp"
 #include "report/training/training_labels.hpp"
@@ -252,13 +253,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   const scenario::Scenario& s = report.scenario;
   const scenario::InferenceWorkload& w = s.inference;
   sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
-  j.begin_object();
-  j.member("fathom_version", FATHOM_VERSION);
-  j.key("scenario");
-  j.begin_object();
-  j.member("file", s.file);
-  j.member("seed", s.seed);
-  j.end_object();
+  begin_report_json(j, s);
   j.key("cluster");
   j.begin_object();
   if (s.wafer_scale) j.member("kind", std::string("wafer-scale"));  // a node is a system of one wafer

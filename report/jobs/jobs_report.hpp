@@ -88,8 +88,6 @@ void write_services_json(sim::JsonWriter& j, const JobsReport& report);
 void write_services_requests_csv(std::ostream& out, const JobsReport& report);
 // The JSON report: the scenario, the trace, the policy and the `jobs` figures (docs/report.md).
 void write_jobs_json(std::ostream& out, const JobsReport& report);
-// Opens the report's JSON object and writes its first members: fathom's version and the scenario.
-void begin_jobs_json(sim::JsonWriter& j, const scenario::Scenario& s);
 // The packing experiment's parts of the two above (packing_writers.cpp).
 void write_packing_summary(std::FILE* out, const JobsReport& report);
 void write_packing_json(std::ostream& out, const JobsReport& report);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "report/jobs/jobs_report.hpp"
+#include "report/json_header.hpp"
 #include "report/number_text.hpp"
 #include "report/terminal.hpp"
 #include "sim/output/json_writer.hpp"
@@ -267,16 +268,6 @@ void write_jobs_summary(std::FILE* out, const JobsReport& report) {
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());
 }
 
-void begin_jobs_json(sim::JsonWriter& j, const scenario::Scenario& s) {
-  j.begin_object();
-  j.member("fathom_version", FATHOM_VERSION);
-  j.key("scenario");
-  j.begin_object();
-  j.member("file", s.file);
-  j.member("seed", s.seed);
-  j.end_object();
-}
-
 void write_jobs_json(std::ostream& out, const JobsReport& report) {
   if (report.packing) {
     write_packing_json(out, report);
@@ -286,7 +277,7 @@ void write_jobs_json(std::ostream& out, const JobsReport& report) {
   const scenario::JobsWorkload& w = s.jobs;
   const JobsSummary& m = report.summary;
   sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
-  begin_jobs_json(j, s);
+  begin_report_json(j, s);
   j.key("cluster");
   j.begin_object();
   j.member("nodes", s.cluster.nodes);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "report/jobs/jobs_report.hpp"
+#include "report/json_header.hpp"
 #include "report/terminal.hpp"
 #include "sim/output/json_writer.hpp"
 
@@ -48,7 +49,7 @@ void write_packing_json(std::ostream& out, const JobsReport& report) {
   const scenario::JobsWorkload& w = s.jobs;
   const jobs::PackingRun& p = *report.packing;
   sim::JsonWriter j(out, sim::JsonLayout::kPretty, 3);
-  begin_jobs_json(j, s);
+  begin_report_json(j, s);
   j.key("cluster");
   j.begin_object();
   j.member("nodes", static_cast<std::int64_t>(w.share_nodes.nodes.size()));

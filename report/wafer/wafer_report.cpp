@@ -6,7 +6,9 @@
 #include "models/workloads/training/transformer.hpp"
 #include "models/workloads/wafer/swarmx_streams.hpp"
 #include "report/cost/cost_report.hpp"
+#include "report/json_header.hpp"
 #include "report/topology_report.hpp"
+#include "report/traffic/csv_tables.hpp"
 #include "report/training/training_labels.hpp"
 #include "scenarios/units.hpp"
 #include "sim/output/json_writer.hpp"
@@ -114,13 +116,7 @@ void write_wafer_json(std::ostream& out, const WaferReport& report) {
   const wafer::WaferTrainingSpec& t = s.wafer_training;
   const wafer::WaferStep& r = report.step;
   sim::JsonWriter j(out, sim::JsonLayout::kPretty, 4);
-  j.begin_object();
-  j.member("fathom_version", FATHOM_VERSION);
-  j.key("scenario");
-  j.begin_object();
-  j.member("file", s.file);
-  j.member("seed", s.seed);
-  j.end_object();
+  begin_report_json(j, s);
   j.key("cluster");
   j.begin_object();
   j.member("kind", std::string("wafer-scale"));
@@ -225,6 +221,11 @@ void write_wafer_topology(std::FILE* out, const scenario::Scenario& scenario) {
   std::fprintf(out, "\nevery link %s one way; streams move in chunks of %s\n",
                duration_text(static_cast<double>(c.swarmx.hop_latency_ns) * 1e-9).c_str(),
                size_text(c.swarmx.chunk_bytes).c_str());
+}
+
+void write_wafer_links_csv(std::ostream& out, const scenario::Scenario& scenario) {
+  const wafer::WaferCluster& c = scenario.wafer;
+  write_links_csv(out, wafer::build_tree(c.systems, c.system, c.memoryx, c.swarmx).topology);
 }
 
 void write_wafer_serving_topology(std::FILE* out, const scenario::Scenario& scenario) {

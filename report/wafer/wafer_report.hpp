@@ -40,6 +40,8 @@ void write_wafer_json(std::ostream& out, const WaferReport& report);
 // `fathom topology` of a wafer-scale scenario: the SwarmX tree between MemoryX and the systems,
 // level by level, with each level's link rate.
 void write_wafer_topology(std::FILE* out, const scenario::Scenario& scenario);
+// Every directed link of that tree as `fathom topology --links` writes a GPU cluster's.
+void write_wafer_links_csv(std::ostream& out, const scenario::Scenario& scenario);
 // The same for a service on wafers: the systems, their groups of tensor-parallel wafers, the
 // switch between them, and what each replica holds.
 void write_wafer_serving_topology(std::FILE* out, const scenario::Scenario& scenario);

@@ -198,6 +198,8 @@ assert abs(c["capex_usd"] - sum(l["count"] * l["unit_usd"] for l in c["capex"]))
 ' "$tmp/wafer-cost.json"
 out=$("$build/fathom" topology "$wafer" 2>/dev/null)
 check "topology describes the SwarmX tree" grep -qE '^  SwarmX 3 +1 ' <<<"$out"
+"$build/fathom" topology "$wafer" --links "$tmp/wafer-links.csv" >/dev/null 2>&1
+check "topology --links writes the tree's links, both ways" test "$(wc -l <"$tmp/wafer-links.csv")" -eq $((1 + 2 * (64 + 16 + 4 + 1)))
 usage "nccl-tests on a wafer-scale cluster" '.*nccl-tests needs a GPU cluster' nccl-tests "$wafer"
 serving="$examples/cs3-llama3.1-70b-serving.yaml"
 "$build/fathom" simulate "$serving" --set workload.requests.count=200 --json "$tmp/wafer-serving.json" \
