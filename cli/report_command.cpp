@@ -1,5 +1,5 @@
 // `fathom report SCENARIO`: the go-live report (docs/go-live.md). Evaluates the acceptance
-// criteria for the planned cluster (and its pilot, report.pilot) and writes them as HTML or
+// criteria for the planned cluster, GPU or wafer-scale (and its pilot, report.pilot) and writes them as HTML or
 // Markdown by the -o file's extension, or Markdown on standard output.
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +14,7 @@
 #include "cli/terminal_output.hpp"
 #include "report/golive/golive_report.hpp"
 #include "report/golive/golive_writers.hpp"
+#include "report/golive/wafer_golive.hpp"
 #include "report/output_file.hpp"
 #include "scenarios/user_catalogs.hpp"
 
@@ -44,8 +45,14 @@ void run_report(const ReportOptions& o) {
   Outputs outputs{{"-o", to_file ? o.output : std::string()}};
   const scenario::Scenario s = load(o.scenario);
   note_loaded(s);
-  const report::GoLiveReport g = report::evaluate_golive(s, catalog_folders());
-  warn(g.cluster.training.result.cluster);
+  report::GoLiveDocument g;
+  if (s.wafer_scale) {
+    g = report::wafer_golive_document(report::evaluate_wafer_golive(s));
+  } else {
+    const report::GoLiveReport gpu = report::evaluate_golive(s, catalog_folders());
+    warn(gpu.cluster.training.result.cluster);
+    g = report::golive_document(gpu);
+  }
   if (to_file) {
     outputs.file(o.output, [&](std::ostream& out) {
       if (format == Format::kHtml) {

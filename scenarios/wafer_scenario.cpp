@@ -14,6 +14,7 @@
 #include "scenarios/declared_reader.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/inference_workload.hpp"
+#include "scenarios/report_section.hpp"
 #include "scenarios/scenario_reading.hpp"
 #include "scenarios/wafer_catalog.hpp"
 
@@ -26,8 +27,14 @@ constexpr std::array<std::string_view, 4> kWaferExpectKeys = {"step_time", "toke
 
 // Top-level sections of a GPU scenario that describe parts a wafer-scale cluster does not have,
 // or questions not yet asked of one.
-constexpr std::array<std::string_view, 7> kGpuSections = {"hardware", "calibration", "storage", "availability",
-                                                          "failures", "collectives", "report"};
+constexpr std::array<std::string_view, 6> kGpuSections = {"hardware",     "calibration", "storage",
+                                                          "availability", "failures",    "collectives"};
+
+// `report:` targets of rows a GPU cluster's go-live report has and a wafer-scale one's does not:
+// the nccl-tests check, and what fathom models on GPU clusters only (failures, storage, availability).
+constexpr std::array<std::string_view, 7> kGpuReportKeys = {
+    "bandwidth_message", "bandwidth_nodes", "recovery_time",       "effective_training_time",
+    "availability",      "storage_iops",    "data_load_per_sample"};
 
 void read_wafer_cluster(Scenario& s, MapReader& cluster) {
   const auto noted = [&](const ValueReader& v) { note(s, v); };
@@ -134,6 +141,21 @@ void read_wafer_cost(Scenario& s, MapReader c) {
   if (auto v = wafer::cost_violation(spec, s.wafer_prices, s.wafer)) reject(s, *v, v->field);
 }
 
+// `report:` of a weight-streaming training run (docs/go-live.md, "On a wafer-scale cluster").
+void read_wafer_report(Scenario& s, MapReader r) {
+  note(s, r);
+  if (s.workload != WorkloadKind::kWaferTraining) {
+    throw ScenarioError(r.location(), "report", "a training workload to report on", "an inference service on wafers");
+  }
+  for (std::string_view key : kGpuReportKeys) {
+    r.forbid(key,
+             "its row is a GPU cluster's; a wafer-scale report takes mfu, gpu_busy, bandwidth, memory_headroom, "
+             "scaling, pilot and service (docs/go-live.md)");
+  }
+  s.report = read_report_section(r, s.file, [&](const ValueReader& v) { note(s, v); });
+  r.finish();
+}
+
 }  // namespace
 
 void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
@@ -148,6 +170,7 @@ void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
   read_wafer_cluster(s, cluster);
   read_wafer_workload(s, root.child("workload"));
   if (root.has("cost")) read_wafer_cost(s, root.child("cost"));
+  if (root.has("report")) read_wafer_report(s, root.child("report"));
   if (root.has("plan")) {
     if (s.workload != WorkloadKind::kWaferTraining) {
       throw ScenarioError(root.value("plan", "a plan").location(), "plan", "a wafer-scale training run to plan",

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "report/cost/cost_report.hpp"
+#include "report/golive/criterion_rows.hpp"
 #include "report/golive/golive_report.hpp"
 #include "report/training/training_labels.hpp"
 
@@ -16,43 +16,13 @@ namespace fathom::report {
 
 namespace {
 
-std::string percent(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
-  return buf;
-}
-
-std::string number(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
-
-// The ratio that passes at 1 or more: how far past (or short of) its target a figure is.
-double margin(const std::string& op, double actual, double wanted) {
-  if (op == "<=" || op == "<") return actual > 0 ? wanted / actual : 0;
-  return wanted > 0 ? actual / wanted : 0;
-}
-
-Verdict verdict(bool pass) { return pass ? Verdict::kPass : Verdict::kFail; }
-
-const ExpectationOutcome* expectation(const TrainingReport& t, const std::string& key) {
-  for (const auto& e : t.expectations) {
-    if (e.expectation.key == key) return &e;
-  }
-  return nullptr;
-}
-
-// A row held to the scenario's own `expect:` criterion.
-Criterion from_expectation(std::string name, const ExpectationOutcome& e) {
-  Criterion c;
-  c.name = std::move(name);
-  c.predicted = in_written_unit(e.actual, e.expectation);
-  c.target = e.expectation.text + " (expect: " + e.expectation.key + ")";
-  c.verdict = verdict(e.pass);
-  c.margin = margin(e.expectation.op, e.actual, e.expectation.value);
-  return c;
-}
+using criteria::count_text;
+using criteria::find;
+using criteria::from_expectation;
+using criteria::margin;
+using criteria::number;
+using criteria::percent;
+using criteria::verdict;
 
 // A row that needs the step, for a strategy that does not fit.
 Criterion needs_a_step(std::string name, std::string target) {
@@ -91,7 +61,7 @@ std::string largest_loss(const GoLiveRun& run) {
 std::vector<Criterion> throughput(const GoLiveReport& g) {
   const TrainingReport& t = g.cluster.training;
   const std::string name = "Training throughput against peak (MFU)";
-  const ExpectationOutcome* e = expectation(t, "mfu");
+  const ExpectationOutcome* e = find(t.expectations, "mfu");
   if (!t.fits()) {
     return {needs_a_step(name, e ? e->expectation.text : ">= " + percent(g.scenario().report.mfu))};
   }
@@ -197,19 +167,10 @@ std::vector<Criterion> time_to_train(const GoLiveReport& g) {
   const TrainingReport& t = g.cluster.training;
   const std::string name = "Time to train against the deadline";
   if (!(g.scenario().training.tokens > 0)) return {};
-  const ExpectationOutcome* e = expectation(t, "time_to_train");
+  const ExpectationOutcome* e = find(t.expectations, "time_to_train");
   if (!t.fits()) return {needs_a_step(name, e ? e->expectation.text : "none")};
-  Criterion c;
   const bool whole_run = t.run && t.run->inputs.steps > 0;
-  const double predicted = whole_run ? t.run->wall_s.mean : t.result.time_to_train_s;
-  if (e != nullptr) {
-    c = from_expectation(name, *e);
-  } else {
-    c.name = name;
-    c.target = "none (expect: time_to_train)";
-    c.verdict = Verdict::kReported;
-  }
-  c.predicted = duration_text(predicted);
+  Criterion c = criteria::time_to_train_row(t.expectations, whole_run ? t.run->wall_s.mean : t.result.time_to_train_s);
   c.note = whole_run
                ? "The whole run's mean over " + std::to_string(t.run->inputs.replications) +
                      " replications, failures, restarts and checkpoints included (docs/run.md)."
@@ -224,59 +185,15 @@ std::vector<Criterion> time_to_train(const GoLiveReport& g) {
 std::vector<Criterion> cost_and_power(const GoLiveReport& g) {
   const TrainingReport& t = g.cluster.training;
   if (!t.cost) return {};
-  struct Figure {
-    const char* key;
-    const char* name;
-    double value;
-    bool watts;
-  };
-  const cost::CostResult& k = *t.cost;
-  std::vector<Figure> figures = {{"capex", "Capital cost", k.capex_usd, false},
-                                 {"tco", "Total cost of ownership", k.tco_usd, false},
-                                 {"it_power", "IT power", k.power_w_it, true},
-                                 {"facility_power", "Facility power", k.power_w_facility, true}};
-  if (g.scenario().training.tokens > 0) figures.push_back({"run_cost", "Cost of the run", k.usd_per_run, false});
-  std::vector<Criterion> rows;
-  for (const Figure& f : figures) {
-    Criterion c;
-    if (const ExpectationOutcome* e = expectation(t, f.key)) {
-      c = from_expectation(f.name, *e);
-      c.remedy = e->pass ? "" : "a smaller or cheaper cluster (fathom plan with a budget: or power: constraint)";
-    } else {
-      c.name = f.name;
-      c.target = std::string("none (expect: ") + f.key + ")";
-      c.verdict = Verdict::kReported;
-    }
-    c.predicted = f.watts ? kw_text(f.value) : usd_text(f.value);
-    c.note = "The cost model (docs/cost.md) over the cluster's census and the scenario's cost: section.";
-    rows.push_back(std::move(c));
-  }
-  return rows;
+  return criteria::cost_rows(*t.cost, t.expectations, g.scenario().training.tokens > 0);
 }
 
 // Every `expect:` criterion no row above holds the cluster to.
 std::vector<Criterion> other_expectations(const GoLiveReport& g) {
-  static const std::vector<std::string> shown = {"mfu",
-                                                 "time_to_train",
-                                                 "capex",
-                                                 "tco",
-                                                 "run_cost",
-                                                 "it_power",
-                                                 "facility_power",
-                                                 "recovery_time",
-                                                 "effective_training_time",
-                                                 "availability",
-                                                 "storage_iops",
-                                                 "data_load_per_sample"};
-  std::vector<Criterion> rows;
-  for (const ExpectationOutcome& e : g.cluster.training.expectations) {
-    if (std::find(shown.begin(), shown.end(), e.expectation.key) != shown.end()) continue;
-    Criterion c = from_expectation("expect: " + e.expectation.key, e);
-    c.note = "The scenario's own criterion.";
-    if (!e.pass) c.remedy = "see the figure's breakdown in fathom simulate";
-    rows.push_back(std::move(c));
-  }
-  return rows;
+  return criteria::remaining_expectations(
+      g.cluster.training.expectations,
+      {"mfu", "time_to_train", "capex", "tco", "run_cost", "it_power", "facility_power", "recovery_time",
+       "effective_training_time", "availability", "storage_iops", "data_load_per_sample"});
 }
 
 std::vector<Criterion> pilot_path(const GoLiveReport& g) {
@@ -312,18 +229,8 @@ std::vector<Criterion> pilot_path(const GoLiveReport& g) {
 // A whole run's figure held to `expect: key` or, without it, to the report's target.
 Criterion run_criterion(const GoLiveReport& g, std::string name, const std::string& key, double actual,
                         const std::string& op, double target, std::string target_text, std::string predicted) {
-  const TrainingReport& t = g.cluster.training;
-  Criterion c;
-  if (const ExpectationOutcome* e = expectation(t, key)) {
-    c = from_expectation(std::move(name), *e);
-  } else {
-    c.name = std::move(name);
-    c.target = op + " " + target_text + " (report." + key + ")";
-    c.verdict = verdict(op == "<=" ? actual <= target : actual >= target);
-    c.margin = margin(op, actual, target);
-  }
-  c.predicted = std::move(predicted);
-  return c;
+  return criteria::held_to(std::move(name), g.cluster.training.expectations, key, actual, op, target, target_text,
+                           std::move(predicted));
 }
 
 // Without a whole run: not evaluated, and how to get one.
@@ -393,13 +300,6 @@ std::vector<Criterion> availability(const GoLiveReport& g) {
   return {c};
 }
 
-// "500K", "1.2M", "950".
-std::string count_text(double n) {
-  if (n >= 1e6) return number("%.3gM", n / 1e6);
-  if (n >= 1e3) return number("%.3gK", n / 1e3);
-  return number("%.3g", n);
-}
-
 std::vector<Criterion> storage_and_data(const GoLiveReport& g) {
   const TrainingReport& t = g.cluster.training;
   const scenario::ReportSpec& spec = g.scenario().report;
@@ -423,7 +323,7 @@ std::vector<Criterion> storage_and_data(const GoLiveReport& g) {
       run_criterion(g, iops_name, "storage_iops", d.tier_iops, ">=", spec.storage_iops, count_text(spec.storage_iops),
                     count_text(d.tier_iops) + " (the step needs " + count_text(d.required_iops) + ")");
   iops.note = "The data tier's random reads per second for the whole job (tier " + t.scenario.data->tier + ").";
-  if (d.tier_iops == 0 && !expectation(t, "storage_iops")) {
+  if (d.tier_iops == 0 && !find(t.expectations, "storage_iops")) {
     iops.verdict = Verdict::kNotEvaluated;
     iops.predicted = "not given (the step needs " + count_text(d.required_iops) + ")";
     iops.margin = 0;
@@ -443,60 +343,8 @@ std::vector<Criterion> storage_and_data(const GoLiveReport& g) {
   return {iops, load};
 }
 
-// The inference service the cluster will also run (`report.service`): its P99 time to first token
-// and per output token against its SLO, and its throughput per GPU.
-std::vector<Criterion> inference_service(const GoLiveReport& g) {
-  const std::string ttft = "P99 inference latency (time to first token)";
-  const std::string tpot = "P99 inference latency (time per output token)";
-  const std::string per_gpu = "Inference throughput per GPU";
-  if (!g.service) {
-    std::vector<Criterion> rows;
-    for (const std::string& name : {ttft, tpot, per_gpu}) {
-      Criterion c;
-      c.name = name;
-      c.target = name == per_gpu ? "reported" : "the service's SLO";
-      c.verdict = Verdict::kNotEvaluated;
-      c.remedy = "name the service's scenario (workload kind: inference) under report.service (docs/inference.md)";
-      rows.push_back(std::move(c));
-    }
-    return rows;
-  }
-  const InferenceReport& r = *g.service;
-  const infer::ServiceMetrics& m = r.metrics;
-  const infer::Slo& slo = r.scenario.inference.slo;
-  const std::string service = r.scenario.file;
-  const auto latency = [&](const std::string& name, double p99, double limit, const char* key) {
-    Criterion c;
-    c.name = name;
-    c.predicted = duration_text(p99);
-    if (limit > 0) {
-      c.target = "<= " + duration_text(limit) + " (" + service + ": workload.slo." + key + ")";
-      c.verdict = verdict(p99 <= limit);
-      c.margin = margin("<=", p99, limit);
-    } else {
-      c.target = "none (" + service + " sets no slo." + key + ")";
-      c.verdict = Verdict::kReported;
-    }
-    c.note = "Over " + std::to_string(m.finished) + " requests at " + number("%.4g", m.requests_per_s) +
-             " a second; the service's model and assumptions: docs/inference.md.";
-    if (c.verdict == Verdict::kFail) {
-      c.remedy =
-          "more replicas, a higher tp, or a smaller chunked-prefill budget (fathom plan searches them: "
-          "docs/plan.md, Planning a service)";
-    }
-    return c;
-  };
-  Criterion throughput;
-  throughput.name = per_gpu;
-  const double gpus = r.run.end.to_seconds() > 0 ? r.gpu_hours * 3600 / r.run.end.to_seconds() : 0;
-  throughput.predicted = number("%.0f", gpus > 0 ? m.throughput_tokens_per_s / gpus : 0) + " output tokens/s, " +
-                         number("%.3g", gpus > 0 ? m.requests_per_s / gpus : 0) + " requests/s";
-  throughput.target = "reported";
-  throughput.verdict = Verdict::kReported;
-  throughput.note = "The service's output tokens and finished requests a second over its " + number("%.4g", gpus) +
-                    " GPUs (" + r.scenario.inference.model.name + ").";
-  return {latency(ttft, m.ttft_s.p99, slo.ttft_s, "ttft"), latency(tpot, m.tpot_s.p99, slo.tpot_s, "tpot"), throughput};
-}
+// The inference service the cluster will also run (`report.service`).
+std::vector<Criterion> inference_service(const GoLiveReport& g) { return criteria::service_rows(g.service); }
 
 }  // namespace
 

@@ -39,9 +39,11 @@ double GoLiveRun::tokens_per_s_per_gpu() const {
   return gpus > 0 ? training.result.tokens_per_s / gpus : 0;
 }
 
-bool GoLiveReport::all_pass() const {
+bool none_failed(const std::vector<Criterion>& criteria) {
   return std::none_of(criteria.begin(), criteria.end(), [](const Criterion& c) { return c.verdict == Verdict::kFail; });
 }
+
+bool GoLiveReport::all_pass() const { return none_failed(criteria); }
 
 ReachablePeak reachable_peak(const scenario::Scenario& s, const train::TrainingResult& r) {
   ReachablePeak p;

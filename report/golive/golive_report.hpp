@@ -84,6 +84,9 @@ struct GoLiveReport {
   bool all_pass() const;  // no criterion failed
 };
 
+// No criterion of `criteria` failed ("reported", "not evaluated" and "not modelled yet" never fail).
+bool none_failed(const std::vector<Criterion>& criteria);
+
 // A criterion the report evaluates: the rows it adds (none, one or several) from the runs. The
 // registry (golive_criteria()) lists them in the report's order; a model that comes later (the
 // inference service, failures over time, the run with checkpoints and storage) replaces its

@@ -6,8 +6,6 @@
 #include <vector>
 
 #include "report/golive/golive_writers.hpp"
-#include "report/golive/svg_chart.hpp"
-#include "report/training/training_labels.hpp"
 
 namespace fathom::report {
 
@@ -51,7 +49,7 @@ std::string td(const std::string& text) { return "<td>" + escape_markup(text.emp
 
 // Each evaluated criterion's margin (predicted over target, 1 = on target), capped so that one
 // far past its target does not squash the rest.
-StackedChart criteria_chart(const GoLiveReport& g) {
+StackedChart criteria_chart(const GoLiveDocument& g) {
   StackedChart c;
   c.id = "criteria-chart";
   c.title = "Criteria against their targets";
@@ -68,54 +66,15 @@ StackedChart criteria_chart(const GoLiveReport& g) {
   return c;
 }
 
-// The critical stage's step, component by component, the pilot's above this cluster's.
-StackedChart step_chart(const GoLiveReport& g) {
-  StackedChart c;
-  c.id = "step-chart";
-  c.title = "Step time breakdown (critical stage)";
-  c.axis_label = "seconds per step";
-  c.series = {"compute", "TP comm", "CP comm", "EP comm", "PP sends", "bubble", "DP comm", "optimizer"};
-  const auto add = [&](const std::string& label, const GoLiveRun& run) {
-    if (!run.training.fits()) return;
-    std::vector<double> values;
-    for (const auto& part : components(run.training.result.breakdown)) values.push_back(part.seconds);
-    c.bars.push_back({label, values});
-  };
-  if (g.pilot) add("pilot (" + std::to_string(g.pilot->training.scenario.training.gpus) + " GPUs)", *g.pilot);
-  add("this cluster (" + std::to_string(g.scenario().training.gpus) + " GPUs)", g.cluster);
-  return c;
-}
-
-// Each pipeline stage's memory per rank against usable HBM and the headroom's limit.
-StackedChart memory_chart(const GoLiveReport& g) {
-  const train::MemoryReport& m = g.cluster.training.result.memory;
-  constexpr double kGiB = 1ULL << 30;
-  StackedChart c;
-  c.id = "memory-chart";
-  c.title = "Memory per rank by pipeline stage";
-  c.axis_label = "GiB per GPU";
-  c.series = {"weights", "gradients", "optimizer", "activations", "buffers", "runtime"};
-  for (std::size_t i = 0; i < m.stages.size(); ++i) {
-    const train::StageMemory& s = m.stages[i];
-    c.bars.push_back({"stage " + std::to_string(i),
-                      {s.weights / kGiB, s.gradients / kGiB, s.optimizer / kGiB, s.activations / kGiB,
-                       s.communication / kGiB, s.runtime / kGiB}});
-  }
-  const double headroom = g.scenario().report.memory_headroom;
-  c.markers = {{"usable HBM", m.capacity_bytes / kGiB}, {"with headroom", m.capacity_bytes * (1 - headroom) / kGiB}};
-  return c;
-}
-
 }  // namespace
 
-void write_golive_html(std::ostream& out, const GoLiveReport& g) {
+void write_golive_html(std::ostream& out, const GoLiveDocument& g) {
   const bool pass = g.all_pass();
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-      << "<title>Go-live report: " << escape_markup(g.scenario().file) << "</title>\n<style>" << kStyle
+      << "<title>Go-live report: " << escape_markup(g.file) << "</title>\n<style>" << kStyle
       << "</style>\n</head>\n<body>\n";
-  out << "<h1>Go-live report: " << escape_markup(g.scenario().file) << "</h1>\n";
-  out << "<p>cluster: " << escape_markup(cluster_line(g.cluster))
-      << "<br>workload: " << escape_markup(workload_line(g.cluster)) << "</p>\n";
+  out << "<h1>Go-live report: " << escape_markup(g.file) << "</h1>\n";
+  out << "<p>cluster: " << escape_markup(g.cluster) << "<br>workload: " << escape_markup(g.workload) << "</p>\n";
   out << "<p class=\"banner " << (pass ? "pass" : "fail") << "\" id=\"overall\">"
       << (pass ? "PASS: every evaluated criterion passes" : "FAIL: at least one criterion fails") << "</p>\n";
 
@@ -136,17 +95,13 @@ void write_golive_html(std::ostream& out, const GoLiveReport& g) {
   out << "</ul>\n";
 
   out << "<h2>Where the step goes</h2>\n";
-  if (g.cluster.training.fits()) {
-    out << stacked_chart_svg(step_chart(g));
-  } else {
-    out << "<p>The strategy does not fit in memory: no step was simulated.</p>\n";
-  }
-  out << stacked_chart_svg(memory_chart(g));
+  if (!g.no_step.empty()) out << "<p>" << escape_markup(g.no_step) << "</p>\n";
+  for (const StackedChart& chart : g.charts) out << stacked_chart_svg(chart);
 
   out << "<h2>Pilot then production</h2>\n";
   if (!g.pilot) out << "<p>No pilot named (<code>report.pilot</code>): this cluster's figures alone.</p>\n";
   out << "<table id=\"pilot\">\n<thead><tr><th>figure</th><th>pilot</th><th>this cluster</th></tr></thead>\n<tbody>\n";
-  for (const SideBySideRow& r : side_by_side(g))
+  for (const SideBySideRow& r : g.side_by_side)
     out << "<tr>" << td(r.figure) << td(r.pilot) << td(r.cluster) << "</tr>\n";
   out << "</tbody>\n</table>\n";
   out << "<p class=\"note\">Written by fathom report (docs/go-live.md).</p>\n</body>\n</html>\n";

@@ -20,12 +20,12 @@ std::string cell(const std::string& text) {
 
 }  // namespace
 
-void write_golive_markdown(std::ostream& out, const GoLiveReport& g) {
+void write_golive_markdown(std::ostream& out, const GoLiveDocument& g) {
   int counts[5] = {};
   for (const Criterion& c : g.criteria) ++counts[static_cast<int>(c.verdict)];
-  out << "# Go-live report: " << g.scenario().file << "\n\n";
-  out << "- cluster: " << cluster_line(g.cluster) << "\n";
-  out << "- workload: " << workload_line(g.cluster) << "\n";
+  out << "# Go-live report: " << g.file << "\n\n";
+  out << "- cluster: " << g.cluster << "\n";
+  out << "- workload: " << g.workload << "\n";
   out << "- verdict: **" << (g.all_pass() ? "PASS" : "FAIL") << "**: " << counts[0] << " pass, " << counts[1]
       << " fail, " << counts[2] << " reported, " << counts[3] << " not evaluated, " << counts[4]
       << " not modelled yet\n\n";
@@ -43,7 +43,7 @@ void write_golive_markdown(std::ostream& out, const GoLiveReport& g) {
   out << "\n## Pilot then production\n\n";
   if (!g.pilot) out << "No pilot named (report.pilot): this cluster's figures alone.\n\n";
   out << "| figure | pilot | this cluster |\n|---|---|---|\n";
-  for (const SideBySideRow& r : side_by_side(g)) {
+  for (const SideBySideRow& r : g.side_by_side) {
     out << "| " << r.figure << " | " << cell(r.pilot) << " | " << cell(r.cluster) << " |\n";
   }
 }

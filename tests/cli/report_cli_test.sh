@@ -54,5 +54,23 @@ check "an unknown report key exits 2" test "$rc" -eq 2
 check "it points at file:line:key" grep -qE 'typo.yaml:[0-9]+:[0-9]+: report.pilott: ' <<<"$err"
 check "with a hint" grep -q 'did you mean "pilot"' <<<"$err"
 
+# A wafer-scale cluster: its own rows, its pilot and service, the same exit and bytes contract.
+wafer="$source_dir/scenarios/examples/cs3-llama3-70b-golive.yaml"
+out=$("$fathom" report "$wafer" 2>/dev/null); rc=$?
+check "the wafer-scale report exits 1 (MFU and utilisation miss their targets)" test "$rc" -eq 1
+check "it holds the SwarmX weight stream to its line rate" \
+  grep -qE '^\| Weight-stream bandwidth utilisation \(SwarmX\) \| [0-9.]+% .*\| pass \|' <<<"$out"
+check "its pilot's scaling is per system" grep -q 'tokens/s per system)' <<<"$out"
+check "its service's throughput is per wafer" grep -q '^| Inference throughput per wafer |' <<<"$out"
+check "failures are not modelled on wafers" grep -q '^| Recovery from a failure (p99) .*not modelled yet' <<<"$out"
+"$fathom" report "$wafer" -o "$tmp/w1.html" 2>/dev/null
+"$fathom" report "$wafer" -o "$tmp/w2.html" 2>/dev/null
+check "the wafer HTML is byte-identical on a second run" cmp -s "$tmp/w1.html" "$tmp/w2.html"
+check "the wafer HTML has its SRAM chart" grep -q '<svg[^>]*id="memory-chart"' "$tmp/w1.html"
+err=$("$fathom" report "$wafer" --set report.bandwidth_nodes=8 2>&1 >/dev/null); rc=$?
+check "a GPU-only report key on wafers exits 2" test "$rc" -eq 2
+check "it names the key" grep -q 'report.bandwidth_nodes: expected no "bandwidth_nodes" key here' <<<"$err"
+check "and why" grep -q "its row is a GPU cluster's" <<<"$err"
+
 echo "report CLI: $failures failed"
 [ "$failures" -eq 0 ]

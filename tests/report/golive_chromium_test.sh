@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The go-live report as a browser shows it: the pilot's and the production's HTML reports,
-# rendered by headless Chromium (Debian's `chromium`). The rendered DOM must hold the three
-# plots with their bars and every criterion's row, and a screenshot must show a page with
-# colour on it, not a blank one. Skips (exit 77) only when chromium is not installed; CI
+# The go-live report as a browser shows it: the pilot's and the production's HTML reports and a
+# wafer-scale cluster's, rendered by headless Chromium (Debian's `chromium`). The rendered DOM
+# must hold the three plots with their bars and every criterion's row, and a screenshot must
+# show a page with colour on it, not a blank one. Skips (exit 77) only when chromium is not installed; CI
 # installs it (scripts/install-deps.sh).
 #
 # Usage: golive_chromium_test.sh BUILD_DIR SOURCE_DIR
@@ -26,7 +26,7 @@ chrome() {
     --user-data-dir="$work/profile" --disable-extensions --hide-scrollbars "$@" 2>>"$work/chromium.log"
 }
 
-for name in pilot-16-nodes production-2048-nodes; do
+for name in pilot-16-nodes production-2048-nodes cs3-llama3-70b-golive; do
   html="$work/$name.html"
   (cd "$source_dir" && "$fathom" report "scenarios/examples/$name.yaml" -o "$html" -q)
   rc=$?
@@ -44,7 +44,10 @@ for name in pilot-16-nodes production-2048-nodes; do
   rows=$(grep -o '<tr class="criterion' "$dom" | wc -l)
   written=$(grep -o '<tr class="criterion' "$html" | wc -l)
   [ "$rows" -eq "$written" ] && [ "$rows" -ge 11 ] || fail "$name: $rows criterion rows rendered of $written"
-  for text in "Training throughput against peak (MFU)" "Inter-node bandwidth utilisation" \
+  # The fabric's row: nccl-tests on a GPU cluster, the SwarmX weight stream on a wafer-scale one.
+  fabric="Inter-node bandwidth utilisation"
+  case "$name" in cs3-*) fabric="Weight-stream bandwidth utilisation (SwarmX)" ;; esac
+  for text in "Training throughput against peak (MFU)" "$fabric" \
     "72-hour run without OOM" "Pilot then production" "P99 inference latency (time per output token)"; do
     grep -qF "$text" "$dom" || fail "$name: no \"$text\" in the rendered page"
   done
@@ -52,5 +55,5 @@ for name in pilot-16-nodes production-2048-nodes; do
   [ "$name" = production-2048-nodes ] && cp "$work/$name.png" /tmp/golive-production.png
   /usr/bin/python3 "$source_dir/tests/report/png_check.py" "$work/$name.png" || fail "$name: the screenshot"
 done
-[ "$failures" -eq 0 ] && echo "go-live reports render in chromium: pilot and production"
+[ "$failures" -eq 0 ] && echo "go-live reports render in chromium: pilot, production and wafer-scale"
 [ "$failures" -eq 0 ]
