@@ -71,8 +71,8 @@ void write_top_training(std::FILE* out, const PlanResult& r, std::size_t shown, 
 // and, when priced, what the service costs an hour and per million output tokens.
 void write_top_service(std::FILE* out, const PlanResult& r, std::size_t shown, int width) {
   const bool priced = r.candidates[r.ranking.front()].priced;
-  std::fprintf(out, "\n  %4s  %-*s %8s %6s %10s %10s %10s %10s %10s", "rank", width, "candidate", "replicas", "GPUs",
-               "P99 TTFT", "P99 TPOT", "P99 E2E", "tokens/s", "per GPU");
+  std::fprintf(out, "\n  %4s  %-*s %8s %6s %10s %10s %10s %10s %10s", "rank", width, "candidate", "replicas",
+               r.wafer ? "CS" : "GPUs", "P99 TTFT", "P99 TPOT", "P99 E2E", "tokens/s", r.wafer ? "per CS" : "per GPU");
   if (priced) std::fprintf(out, " %10s %10s", "per hour", "per Mtok");
   std::fprintf(out, "\n");
   for (std::size_t k = 0; k < shown; ++k) {
@@ -110,7 +110,7 @@ void write_step_breakdowns(std::FILE* out, const std::vector<const Evaluated*>& 
 }
 
 // The same for a service: the figures the SLO and the cost are read from.
-void write_service_figures(std::FILE* out, const std::vector<const Evaluated*>& columns) {
+void write_service_figures(std::FILE* out, const std::vector<const Evaluated*>& columns, bool wafer) {
   std::fprintf(out, "  %-34s", "service");
   for (std::size_t c = 0; c < columns.size(); ++c) std::fprintf(out, " %14s", kColumnNames[c]);
   std::fprintf(out, "\n");
@@ -125,12 +125,12 @@ void write_service_figures(std::FILE* out, const std::vector<const Evaluated*>& 
     return std::string(buf);
   };
   row("replicas", [](const Evaluated& e) { return std::to_string(e.serving.replicas); });
-  row("GPUs", [](const Evaluated& e) { return std::to_string(e.gpus); });
+  row(wafer ? "systems" : "GPUs", [](const Evaluated& e) { return std::to_string(e.gpus); });
   row("P99 time to first token", [](const Evaluated& e) { return ms_text(e.serving.p99_ttft_s); });
   row("P99 time per output token", [](const Evaluated& e) { return ms_text(e.serving.p99_tpot_s); });
   row("P99 end to end", [](const Evaluated& e) { return duration_text(e.serving.p99_e2e_s); });
   row("output tokens/s", [&](const Evaluated& e) { return fixed(e.tokens_per_s, "%.0f"); });
-  row("output tokens/s per GPU",
+  row(wafer ? "output tokens/s per system" : "output tokens/s per GPU",
       [&](const Evaluated& e) { return fixed(e.gpus ? e.tokens_per_s / e.gpus : 0, "%.0f"); });
   row("requests/s", [&](const Evaluated& e) { return fixed(e.serving.requests_per_s, "%.4g"); });
   row("requests meeting the SLO", [&](const Evaluated& e) { return fixed(100 * e.serving.goodput, "%.1f%%"); });
@@ -202,7 +202,7 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
     if (runner_up) columns.push_back(runner_up);
     if (rejected) columns.push_back(rejected);
     if (best.service) {
-      write_service_figures(out, columns);
+      write_service_figures(out, columns, r.wafer);
     } else if (!r.wafer) {
       write_step_breakdowns(out, columns);
     }
@@ -213,8 +213,9 @@ void write_plan_summary(std::FILE* out, const PlanResult& r, int top) {
     for (std::size_t i : r.pareto) {
       const Evaluated& e = r.candidates[i];
       if (e.service) {
-        std::fprintf(out, "  %s: %d replica%s, %d GPUs, P99 E2E %s", values_text(r, e).c_str(), e.serving.replicas,
-                     e.serving.replicas == 1 ? "" : "s", e.gpus, duration_text(e.serving.p99_e2e_s).c_str());
+        std::fprintf(out, "  %s: %d replica%s, %d %s, P99 E2E %s", values_text(r, e).c_str(), e.serving.replicas,
+                     e.serving.replicas == 1 ? "" : "s", e.gpus, r.wafer ? "systems" : "GPUs",
+                     duration_text(e.serving.p99_e2e_s).c_str());
         if (e.priced) std::fprintf(out, ", %s an hour", report::usd_text(e.serving.usd_per_hour).c_str());
         std::fprintf(out, "\n");
         continue;

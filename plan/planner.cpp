@@ -194,7 +194,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
   const std::string text = sim::read_text_file(file, sim::kMaxYamlBytes);
   PlanResult result;
   result.objective = plan.objective;
-  result.wafer = base.workload == scenario::WorkloadKind::kWaferTraining;
+  result.wafer = base.wafer_scale;
   for (const auto& axis : plan.vary) result.axes.push_back(axis.name);
   const std::vector<std::vector<std::string>> combos = candidate_overrides(plan);
   result.candidates.resize(combos.size());
@@ -326,7 +326,7 @@ PlanResult run_plan(const std::string& file, const std::vector<std::string>& ove
   }
   if (service) {
     evaluate_candidate(file, text, overrides, {}, plan, w);
-  } else if (result.wafer) {
+  } else if (base.workload == scenario::WorkloadKind::kWaferTraining) {
     evaluate_wafer_candidate(base, plan, w);
   } else {
     train::CommsCache cache;

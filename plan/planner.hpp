@@ -81,8 +81,8 @@ struct PlanResult {
   // losing on another (lower objective_value on all, strictly on one), ordered as ranked.
   std::vector<scenario::PlanObjective> objectives;
   std::vector<std::size_t> pareto;
-  // A wafer-scale training run's plan: a candidate's "GPUs" are its systems, and its step has
-  // no GPU breakdown (docs/wafer.md, "Planning").
+  // A wafer-scale cluster's plan (training or a service): a candidate's "GPUs" are its systems,
+  // one wafer each, and a training step has no GPU breakdown (docs/wafer.md, "Planning").
   bool wafer = false;
   // The scenario as written, evaluated as a candidate: its values are what the file (and the
   // command's --set) give each axis's key, "default" where neither does. Its rank is where it

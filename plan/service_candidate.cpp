@@ -51,7 +51,8 @@ Trial simulate(const ServiceLoader& load, std::optional<int> replicas) {
     const int spans = static_cast<int>(k) < e.serving.replicas ? span : 1;
     for (int n = 0; n < spans; ++n) nodes.insert(v.node_of[k] + n);
   }
-  e.nodes = static_cast<int>(nodes.size());
+  // On wafers a node of the serving cluster is a group of tensor-parallel systems: count systems.
+  e.nodes = r.scenario.wafer_scale ? e.gpus : static_cast<int>(nodes.size());
   e.tokens_per_s = m.throughput_tokens_per_s;
   e.peak_memory_bytes = v.budget.usable_bytes;  // weights, activations and the KV cache, per GPU
   e.serving.p99_ttft_s = m.ttft_s.p99;

@@ -4,6 +4,7 @@
 // (docs/wafer.md). The sections that describe a GPU cluster's parts (hardware, storage,
 // collectives, ...) are refused by name.
 #include <array>
+#include <cmath>
 #include <string>
 #include <string_view>
 
@@ -11,9 +12,11 @@
 #include "models/workloads/wafer/wafer_cost.hpp"
 #include "models/workloads/wafer/wafer_serving.hpp"
 #include "models/workloads/wafer/wafer_training_parameters.hpp"
+#include "scenarios/accelerator_catalog.hpp"
 #include "scenarios/declared_reader.hpp"
 #include "scenarios/errors.hpp"
 #include "scenarios/inference_workload.hpp"
+#include "scenarios/price_list.hpp"
 #include "scenarios/report_section.hpp"
 #include "scenarios/scenario_reading.hpp"
 #include "scenarios/wafer_catalog.hpp"
@@ -115,18 +118,43 @@ void read_wafer_workload(Scenario& s, MapReader w) {
   w.finish();
 }
 
-// `cost:` of a wafer-scale training run: the cost model's keys (docs/cost.md), the systems as its
-// nodes and SwarmX's nodes as its switches, plus memoryx_price. Powers not given come from the
-// cluster's parts; every figure Cerebras does not publish must be given.
+// The serving fabric's switch when `cost.switch` names none: Ethernet, as the systems' I/O is.
+constexpr std::string_view kServingSwitch = "ethernet-64x400g";
+
+// `cost:` of a wafer-scale cluster: the cost model's keys (docs/cost.md), the systems as its
+// nodes. Training: SwarmX's nodes as its switches, plus memoryx_price. Serving: the Ethernet
+// switches of `cost.switch` between the systems (no MemoryX: the weights are in SRAM). Powers
+// not given come from the cluster's parts and the switch catalog; every figure Cerebras does not
+// publish must be given.
 void read_wafer_cost(Scenario& s, MapReader c) {
   note(s, c);
-  if (s.workload != WorkloadKind::kWaferTraining) {
-    throw ScenarioError(s.locations.at("cost"), "cost", "a wafer-scale training run to price", "a wafer-scale service",
-                        "serving's cost on wafers is not modelled yet (docs/wafer.md)");
+  const bool serving = s.workload == WorkloadKind::kInference;
+  if (!serving) {
+    c.forbid("switch", "a wafer-scale cluster trains over SwarmX (cluster.swarmx), priced by switch_price");
+  } else {
+    c.forbid("memoryx_price", "a service on wafers holds its weights in SRAM: it has no MemoryX");
   }
-  if (auto v = c.find("switch")) v->fail("no switch: a wafer-scale cluster's fabric is SwarmX (cluster.swarmx)");
   cost::CostSpec spec;
   read_declared(c, cost::cost_parameters(), spec, [&](const ValueReader& v) { note(s, v); });
+  if (!(spec.node_watts > 0)) spec.node_watts = s.wafer.system.power_w;
+  if (serving) {
+    hw::SwitchSpec fabric = *find_catalog_switch(kServingSwitch);
+    if (auto v = c.find("switch")) {
+      note(s, *v);
+      fabric = catalog_switch(*v);
+    }
+    spec.switch_name = fabric.name;
+    spec.switch_radix = fabric.radix;
+    if (!(spec.switch_watts > 0)) spec.switch_watts = fabric.watts;
+    if (const PriceEntry* price = find_price(fabric.name); price && !(spec.switch_usd > 0))
+      spec.switch_usd = price->usd;
+    s.wafer_prices.system_ports =
+        static_cast<int>(std::ceil(s.wafer.system.io_bytes_per_s / fabric.port_bytes_per_s - 1e-9));
+    c.finish();
+    s.cost = spec;
+    if (auto v = wafer::serving_cost_violation(spec, s.wafer_prices, s.wafer)) reject(s, *v, v->field);
+    return;
+  }
   c.declare({"memoryx_price"});
   if (auto v = c.find("memoryx_price")) {
     note(s, *v);
@@ -135,7 +163,6 @@ void read_wafer_cost(Scenario& s, MapReader c) {
   c.finish();
   spec.switch_name = s.wafer.swarmx.name;
   spec.switch_radix = 0;
-  if (!(spec.node_watts > 0)) spec.node_watts = s.wafer.system.power_w;
   if (!(spec.switch_watts > 0)) spec.switch_watts = s.wafer.swarmx.power_w;
   s.cost = spec;
   if (auto v = wafer::cost_violation(spec, s.wafer_prices, s.wafer)) reject(s, *v, v->field);
@@ -171,31 +198,26 @@ void read_wafer_scenario(Scenario& s, MapReader& root, MapReader& cluster) {
   read_wafer_workload(s, root.child("workload"));
   if (root.has("cost")) read_wafer_cost(s, root.child("cost"));
   if (root.has("report")) read_wafer_report(s, root.child("report"));
-  if (root.has("plan")) {
-    if (s.workload != WorkloadKind::kWaferTraining) {
-      throw ScenarioError(root.value("plan", "a plan").location(), "plan", "a wafer-scale training run to plan",
-                          "a wafer-scale service", "planning a service on wafers is not modelled yet (docs/wafer.md)");
-    }
-    read_plan(s, root.child("plan"));
-  }
+  if (root.has("plan")) read_plan(s, root.child("plan"));
   if (root.has("expect")) {
     read_expect(s, root.child("expect"));
     const bool serving = s.workload == WorkloadKind::kInference;
     for (const Expectation& e : s.expectations) {
-      bool known = serving ? is_inference_expectation(e.key) : is_cost_expectation(e.key);
+      bool known = is_cost_expectation(e.key) || (serving && is_inference_expectation(e.key));
       for (std::string_view key : kWaferExpectKeys) known = known || (!serving && e.key == key);
-      if (is_cost_expectation(e.key) && !serving && !s.cost) {
+      if (is_cost_expectation(e.key) && !s.cost) {
         throw ScenarioError(e.where, "expect." + e.key, "a cost: section to price the cluster with", "no cost section",
                             "add cost: with the systems' prices (docs/wafer.md)");
       }
-      if (e.key == "run_cost" && !(s.wafer_training.tokens > 0)) {
+      if (e.key == "run_cost" && !serving && !(s.wafer_training.tokens > 0)) {
         throw ScenarioError(e.where, "expect.run_cost", "a token budget to cost the run of (workload.tokens)",
                             "no workload.tokens", "add tokens: (e.g. 2e12) under workload");
       }
       if (!known) {
         throw ScenarioError(e.where, "expect." + e.key,
                             serving
-                                ? "a figure of an inference service (p99_ttft, p99_tpot, p99_e2e, throughput)"
+                                ? "a figure of an inference service (p99_ttft, p99_tpot, p99_e2e, throughput; with "
+                                  "cost: capex, tco, run_cost, it_power, facility_power)"
                                 : "a figure of weight-streaming training (step_time, tokens_per_s, time_to_train, mfu)",
                             quote_found(e.text));
       }

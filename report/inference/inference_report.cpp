@@ -10,6 +10,7 @@
 #include "models/collectives/collective_timer.hpp"
 #include "models/network/flow_transfer.hpp"
 #include "models/reliability/run_setup.hpp"
+#include "models/workloads/wafer/wafer_cost.hpp"
 #include "report/cost/cost_report.hpp"
 #include "sim/errors.hpp"
 #include "topologies/cluster.hpp"
@@ -252,9 +253,11 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
                       static_cast<double>(w.prefill_replicas) * w.prefill.tp * report.run.end.to_seconds()) /
                      3600;
   if (s.cost) {
+    const cost::Usage usage =
+        inference_usage(s, report.gpu_hours, report.metrics.busy_fraction, report.run.end.to_seconds(),
+                        static_cast<double>(report.metrics.output_tokens));
     report.cost =
-        price_cluster(s, inference_usage(s, report.gpu_hours, report.metrics.busy_fraction, report.run.end.to_seconds(),
-                                         static_cast<double>(report.metrics.output_tokens)));
+        s.wafer_scale ? wafer::wafer_serving_cost(*s.cost, s.wafer_prices, s.wafer, usage) : price_cluster(s, usage);
   }
   for (const auto& e : s.expectations) {
     const double actual = inference_figure(e.key, report);

@@ -188,11 +188,12 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
   if (report.cost) {
     char span[64];
     std::snprintf(span, sizeof span, "simulated %.4g s", report.run.end.to_seconds());
-    write_cost_summary(out, *report.cost, *s.cost, span);
-    std::fprintf(out, "  the service: %s an hour (%.4g GPUs on average at %s per GPU-hour)\n",
+    const char* unit = s.wafer_scale ? "system" : "GPU";
+    write_cost_summary(out, *report.cost, *s.cost, span, unit);
+    std::fprintf(out, "  the service: %s an hour (%.4g %ss on average at %s per %s-hour)\n",
                  usd_text(report.usd_per_hour()).c_str(),
-                 report.run.end.to_seconds() > 0 ? report.gpu_hours * 3600 / report.run.end.to_seconds() : 0.0,
-                 usd_text(report.cost->usd_per_gpu_hour).c_str());
+                 report.run.end.to_seconds() > 0 ? report.gpu_hours * 3600 / report.run.end.to_seconds() : 0.0, unit,
+                 usd_text(report.cost->usd_per_gpu_hour).c_str(), unit);
   }
   write_expectations(out, report.expectations);
   std::fprintf(out, "\nfingerprint=%s\n", sim::format_fingerprint(report.run.fingerprint).c_str());

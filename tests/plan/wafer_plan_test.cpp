@@ -1,10 +1,13 @@
-// fathom plan on a wafer-scale training run: every candidate is the step `fathom simulate` gives
-// with its values, ranked by time to train, held to the deadline, the same on one thread or two.
+// fathom plan on a wafer-scale cluster: a training run's candidates are the steps `fathom simulate`
+// gives with their values, ranked by time to train, held to the deadline, the same on one thread
+// or two; a service's are simulated at the fewest replicas that meet its SLO, priced.
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "plan/planner.hpp"
+#include "report/inference/inference_report.hpp"
 #include "report/wafer/wafer_report.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -48,12 +51,39 @@ TEST_CASE("wafer plan: candidates are simulate's steps, ranked by time, held to 
   for (std::size_t i = 0; i < r.candidates.size(); ++i) CHECK(again.candidates[i].step_s == r.candidates[i].step_s);
 }
 
-TEST_CASE("wafer plan: a service on wafers is not planned yet, and says so at plan") {
-  const std::string serving = std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/cs3-llama3.1-70b-serving.yaml";
-  try {
-    fathom::scenario::load_scenario(serving, {"plan={vary: {workload.serving.replicas: [1, 2]}}"});
-    FAIL("accepted");
-  } catch (const fathom::scenario::ScenarioError& e) {
-    CHECK(e.key_path() == "plan");
+TEST_CASE("wafer plan: a service on wafers, each candidate at the fewest replicas that meet its SLO, priced") {
+  const std::string file = std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/cs3-llama3.1-70b-serving-plan.yaml";
+  const fathom::plan::PlanResult r = fathom::plan::run_plan(file, {}, fathom::plan::PlanOptions{});
+  CHECK(r.wafer);
+  REQUIRE(r.candidates.size() == 3 * 3);
+  REQUIRE_FALSE(r.ranking.empty());
+  for (const fathom::plan::Evaluated& e : r.candidates) {
+    CAPTURE(e.index);
+    REQUIRE(e.status == fathom::plan::Status::kFeasible);
+    CHECK(e.service);
+    CHECK(e.priced);
+    // A system is a node: a replica of 70B's 16-bit weights takes four wafers however it splits them.
+    CHECK(e.nodes == e.gpus);
+    CHECK(e.gpus == 4 * e.serving.replicas);
+    CHECK(e.serving.p99_ttft_s <= 0.5);
+    CHECK(e.serving.p99_tpot_s <= 0.02);
+  }
+  // Each candidate is the service simulate runs with its values at the replicas the search found.
+  const fathom::plan::Evaluated& best = r.candidates[r.ranking.front()];
+  std::vector<std::string> set = {"workload.serving.tp=" + best.values[0],
+                                  "workload.serving.max_batched_tokens=" + best.values[1],
+                                  "workload.serving.replicas=" + std::to_string(best.serving.replicas)};
+  const fathom::report::InferenceReport direct =
+      fathom::report::evaluate_inference(fathom::scenario::load_scenario(file, set));
+  CHECK(best.serving.p99_tpot_s == direct.metrics.tpot_s.p99);
+  CHECK(best.serving.usd_per_hour == doctest::Approx(direct.usd_per_hour()));
+  // Ranked by cost an hour first.
+  for (std::size_t k = 1; k < r.ranking.size(); ++k) {
+    CHECK(r.candidates[r.ranking[k - 1]].serving.usd_per_hour <= r.candidates[r.ranking[k]].serving.usd_per_hour);
+  }
+  // Splitting every layer over four wafers costs an all-reduce a layer over their I/O: it needs more
+  // replicas than a pipeline of four for the same SLO.
+  for (const fathom::plan::Evaluated& e : r.candidates) {
+    if (e.values[0] == "4") CHECK(e.serving.replicas > best.serving.replicas);
   }
 }

@@ -187,6 +187,19 @@ TEST_CASE("wafer serving: each system a wafer of the inference model, a replica 
   CHECK(std::string(three.what()).find("divisor of the cluster's 8 systems") != std::string::npos);
   const scenario::ScenarioError training_key = load_error(serving + "expect:\n  step_time: \"<= 1s\"\n");
   CHECK(training_key.key_path() == "expect.step_time");
+  // Its cost: the systems and an Ethernet fabric (ethernet-64x400g unless cost.switch names one),
+  // three 400G ports a system for its 1.2 Tb/s; no MemoryX to price.
+  const std::string cost = "cost:\n  node_price: $2e6\n  node_power: 20kW\n  switch_price: $3e4\n";
+  const scenario::Scenario priced = load(serving + cost + "expect:\n  capex: \"<= $20e6\"\n");
+  REQUIRE(priced.cost);
+  CHECK(priced.cost->switch_name == "ethernet-64x400g");
+  CHECK(priced.cost->switch_radix == 64);
+  CHECK(priced.cost->switch_watts == 700);
+  CHECK(priced.wafer_prices.system_ports == 3);
+  CHECK(load(serving + cost + "  switch: spectrum-4-sn5600\n").wafer_prices.system_ports == 2);
+  CHECK(load_error(serving + cost + "  memoryx_price: $3e6\n").key_path() == "cost.memoryx_price");
+  CHECK(load_error(serving + "cost:\n  node_price: $2e6\n  node_power: 20kW\n").key_path() == "cost.switch_price");
+  CHECK(load_error(serving + "expect:\n  capex: \"<= $20e6\"\n").key_path() == "expect.capex");
   // Training still needs a MemoryX.
   const scenario::ScenarioError memoryx = load_error(
       "cluster:\n  kind: wafer-scale\n  systems: 4\n  system: {base: cs-3, peak_dense: 15PFLOPS, compute_efficiency: "

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <stdexcept>
+
 #include "tests/models/workloads/wafer/wafer_fixtures.hpp"
 
 namespace fathom::wafer {
@@ -88,6 +90,64 @@ TEST_CASE("Pricing needs every figure Cerebras does not publish") {
   v = cost_violation(prices(), memoryx, dark);
   REQUIRE(v);
   CHECK(v->field == "cluster.memoryx.power");
+}
+
+TEST_CASE("A service on wafers: the systems on one switch, or on two tiers of them, and the bill") {
+  // 8 systems x 3 ports fit one 64-port switch.
+  const cost::Census one = wafer_serving_census(8, 3, 64);
+  CHECK(one.nodes == 8);
+  CHECK(one.nic_ports == 24);
+  REQUIRE(one.fabric.size() == 1);
+  CHECK(one.fabric[0].switches == 1);
+  CHECK(one.fabric[0].cables_down == 24);
+  CHECK(one.fabric[0].ports_up == 0);
+  // 100 x 3 = 300 ports: leaves of 32 down and 32 up, ceil(300 / 32) = 10 of them, and
+  // ceil(300 / 64) = 5 spines for their 300 uplinks.
+  const cost::Census two = wafer_serving_census(100, 3, 64);
+  REQUIRE(two.fabric.size() == 2);
+  CHECK(two.fabric[0].switches == 10);
+  CHECK(two.fabric[0].ports() == 600);
+  CHECK(two.fabric[1].switches == 5);
+  CHECK(two.fabric[1].cables_down == 300);
+  for (const cost::FabricTierCensus& t : two.fabric) CHECK(t.most_ports <= 64);
+  // Two tiers reach 64 leaves of 32 systems' ports: 682 systems of 3 ports.
+  CHECK(most_serving_systems(3, 64) == 682);
+  CHECK(most_serving_systems(1, 8) == 32);
+  CHECK_NOTHROW(wafer_serving_census(682, 3, 64));
+  CHECK_THROWS_AS(wafer_serving_census(683, 3, 64), std::invalid_argument);
+
+  // The bill: systems, one switch, optics at both ends of each system's cables; no MemoryX.
+  const WaferCluster c = cluster(8);
+  cost::CostSpec spec = prices();
+  spec.switch_name = "ethernet-64x400g";
+  spec.switch_radix = 64;
+  const WaferPrices ports{0, 3};
+  cost::Usage usage;
+  usage.gpus_used = 8;
+  usage.busy_fraction = 0.5;
+  usage.step_seconds = 100;
+  usage.tokens_per_step = 1e5;
+  const cost::CostResult r = wafer_serving_cost(spec, ports, c, usage);
+  const cost::CablingCost& low = spec.nic_leaf;
+  CHECK(r.capex_usd == doctest::Approx(8 * 2e6 + 50e3 + 2 * 24 * low.port_usd + 24 * low.cable_usd).epsilon(1e-12));
+  const double peak = 8 * 25e3 + 1e3 + 2 * 24 * low.port_watts;
+  CHECK(r.power_w_it_peak == doctest::Approx(peak).epsilon(1e-12));
+  // The systems draw cost.node_power while busy, cost.gpu_idle of it otherwise.
+  CHECK(r.power_w_it == doctest::Approx(peak - 8 * 25e3 * (1 - spec.gpu_idle) * 0.5).epsilon(1e-12));
+  bool named = false;
+  for (const cost::CapexLine& line : r.capex) named = named || line.item == "test-system systems";
+  CHECK(named);
+
+  // What pricing it needs, at its key.
+  cost::CostSpec unpriced = spec;
+  unpriced.switch_usd = 0;
+  auto v = serving_cost_violation(unpriced, ports, c);
+  REQUIRE(v);
+  CHECK(v->field == "cost.switch_price");
+  CHECK_THROWS_AS(wafer_serving_cost(unpriced, ports, c, usage), sim::SpecError);
+  v = serving_cost_violation(spec, ports, cluster(683));
+  REQUIRE(v);
+  CHECK(v->field == "cluster.systems");
 }
 
 }  // namespace fathom::wafer
