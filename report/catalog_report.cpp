@@ -106,6 +106,10 @@ void show_model(std::FILE* out, const train::TransformerSpec& m) {
                m.mlp == train::MlpKind::kGelu ? "gelu" : "swiglu",
                m.position == train::PositionKind::kLearned ? "learned" : "rotary", m.tied_embeddings ? "yes" : "no");
   std::fprintf(out, "  experts, top_k                  %d, %d\n", m.experts, m.top_k);
+  if (train::has_mixed_layers(m)) {
+    std::fprintf(out, "  moe_every, dense_ffn, shared    %d, %d, %d (%d MoE and %d dense layers)\n", m.moe_every,
+                 train::dense_ffn(m), m.shared_experts, train::moe_layer_count(m), train::dense_layer_count(m));
+  }
   std::fprintf(out, "  parameters                      %.4g (active %.4g)\n", train::parameter_count(m),
                train::active_parameter_count(m));
 }

@@ -30,6 +30,9 @@ int field_value(const train::TransformerSpec& spec, std::string_view field) {
   if (field == "vocab") return spec.vocab;
   if (field == "max_sequence") return spec.max_sequence;
   if (field == "experts") return spec.experts;
+  if (field == "moe_every") return spec.moe_every;
+  if (field == "dense_ffn_hidden") return spec.dense_ffn_hidden;
+  if (field == "shared_experts") return spec.shared_experts;
   return spec.top_k;
 }
 

@@ -37,8 +37,9 @@ const train::TransformerSpec& catalog_model(const ValueReader& value);
 // Reads the model keys present in `map` over `base`; keys absent keep base's value, and
 // base's name and source are kept. A blank base (layers == 0, as TransformerSpec{}) makes a
 // model from scratch: then every key is required except kv_heads (default: heads, no
-// grouped-query attention), experts and top_k (default 1: dense). Counts are plain positive
-// integers; mlp is gelu or swiglu, position learned or rotary.
+// grouped-query attention), experts and top_k (default 1: dense), moe_every (1),
+// dense_ffn_hidden and shared_experts (0). Counts are plain integers; mlp is gelu or swiglu, position learned or
+// rotary.
 //
 // The result is validated with train::check: a broken relation is a ScenarioError naming the
 // key ("model.heads: expected a divisor of hidden (8192), found \"60\""), located at the key's

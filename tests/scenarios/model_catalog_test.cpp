@@ -140,7 +140,8 @@ TEST_CASE("the zoo parses strictly, every entry passes check, and it is the file
                                           "llama3.1-70b",
                                           "llama3.1-405b",
                                           "mixtral-8x7b",
-                                          "mixtral-8x22b"};
+                                          "mixtral-8x22b",
+                                          "llama4-maverick"};
   REQUIRE(catalog_model_names() == expected);
   for (const auto& m : catalog_models()) {
     CAPTURE(m.name);
@@ -165,12 +166,14 @@ TEST_CASE("parameter counts match the published figures") {
     double active;  // 0: dense
   };
   // Model cards and papers: Llama 2 (Touvron et al. 2023), Llama 3 (Meta's model cards and the
-  // herd paper), Mixtral (Mistral AI: 46.7B/12.9B and 141B/39B), GPT-3 (Brown et al. 2020).
+  // herd paper), Mixtral (Mistral AI: 46.7B/12.9B and 141B/39B), GPT-3 (Brown et al. 2020), Llama 4
+  // Maverick (Meta's model card: 400B total, 17B active).
   const Published published[] = {
       {"llama2-7b", 6.74e9, 0},         {"llama2-13b", 13.0e9, 0},      {"llama2-70b", 69.0e9, 0},
       {"llama3-8b", 8.03e9, 0},         {"llama3-70b", 70.6e9, 0},      {"llama3-405b", 405.9e9, 0},
       {"llama3.1-8b", 8.03e9, 0},       {"llama3.1-70b", 70.6e9, 0},    {"llama3.1-405b", 405.9e9, 0},
-      {"mixtral-8x7b", 46.7e9, 12.9e9}, {"mixtral-8x22b", 141e9, 39e9}, {"gpt3-175b", 175e9, 0}};
+      {"mixtral-8x7b", 46.7e9, 12.9e9}, {"mixtral-8x22b", 141e9, 39e9}, {"gpt3-175b", 175e9, 0},
+      {"llama4-maverick", 400e9, 17e9}};
   for (const auto& p : published) {
     CAPTURE(p.name);
     const TransformerSpec& m = zoo(p.name);

@@ -237,3 +237,18 @@ TEST_CASE("wafer cost: the cost model's keys priced for systems and SwarmX, ever
   run_cost.replace(run_cost.find("memoryx-12tb"), 12, memoryx);
   CHECK(load_error(run_cost).key_path() == "expect.run_cost");
 }
+
+TEST_CASE("a model whose layers differ (Llama 4 Maverick) is served but not trained, said at workload.model") {
+  const scenario::ScenarioError wafer =
+      load_error(wafer_text("  model: llama4-maverick\n  sequence: 2048\n  global_batch: 16\n"));
+  CHECK(wafer.key_path() == "workload.model");
+  CHECK(std::string(wafer.what()).find("serves such a model") != std::string::npos);
+  try {
+    (void)scenario::load_scenario(std::string(FATHOM_SOURCE_DIR) + "/scenarios/examples/pilot-16-nodes.yaml",
+                                  {"workload.model=llama4-maverick"});
+    FAIL("loaded");
+  } catch (const scenario::ScenarioError& e) {
+    CHECK(e.key_path() == "workload.model");
+    CHECK(std::string(e.what()).find("does not train it") != std::string::npos);
+  }
+}

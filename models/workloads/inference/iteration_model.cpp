@@ -38,9 +38,11 @@ IterationModel::IterationModel(const ServingSpec& spec, const train::Transformer
     throw std::invalid_argument("tp: expected a divisor of the model's heads (" + std::to_string(model_.heads) +
                                 "), found " + std::to_string(spec_.tp));
   }
-  if (model_.ffn_hidden % spec_.tp != 0) {
-    throw std::invalid_argument("tp: expected a divisor of the model's ffn_hidden (" +
-                                std::to_string(model_.ffn_hidden) + "), found " + std::to_string(spec_.tp));
+  for (const int ffn : {model_.ffn_hidden, train::dense_ffn(model_)}) {
+    if (ffn % spec_.tp != 0) {
+      throw std::invalid_argument("tp: expected a divisor of the model's MLP width (" + std::to_string(ffn) +
+                                  "), found " + std::to_string(spec_.tp));
+    }
   }
   head_dim_ = train::attention_head_dim(model_);
   heads_per_gpu_ = static_cast<double>(model_.heads) / spec_.tp;
@@ -64,7 +66,7 @@ double IterationModel::layer_gemms(std::int64_t tokens) const {
   // K and V columns are replicated when tp exceeds the KV heads.
   const std::int64_t qkv_cols = h / tp + 2 * std::max<std::int64_t>(kv / tp, head_dim_);
   const std::int64_t ffn = model_.ffn_hidden / tp;
-  const std::int64_t up_cols = model_.mlp == train::MlpKind::kSwiGlu ? 2 * ffn : ffn;
+  const bool gated = model_.mlp == train::MlpKind::kSwiGlu;
   const auto gemm = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
     compute::Kernel kernel;
     kernel.name = "serving_gemm";
@@ -74,13 +76,26 @@ double IterationModel::layer_gemms(std::int64_t tokens) const {
     kernel.shape = {m, n, k, 1};
     return compute::kernel_seconds(accelerator_, spec_.weights, kernel);
   };
+  // An MLP of `width` (its shard) over `rows` tokens: up (gate and up when gated), then down.
+  const auto mlp = [&](std::int64_t rows, std::int64_t width) {
+    return gemm(rows, gated ? 2 * width : width, h) + gemm(rows, h, width);
+  };
   double t = gemm(tokens, qkv_cols, h) + gemm(tokens, h, h / tp);
   // Mixture of experts: each token goes to top_k experts; an expert's GEMMs see its share of the
   // tokens, and only experts some token reaches are read.
   const std::int64_t routed = tokens * model_.top_k;
   const std::int64_t experts_hit = std::min<std::int64_t>(model_.experts, routed);
   const std::int64_t per_expert = (routed + experts_hit - 1) / experts_hit;
-  t += static_cast<double>(experts_hit) * (gemm(per_expert, up_cols, h) + gemm(per_expert, h, ffn));
+  if (!train::has_mixed_layers(model_)) {
+    t += static_cast<double>(experts_hit) * mlp(per_expert, ffn);
+  } else {
+    // Layers of two kinds: a MoE layer's routed experts and shared ones (which see every token),
+    // a dense layer's one wider MLP; the mean layer, so that layers x it is every layer.
+    const double moe =
+        t + static_cast<double>(experts_hit) * mlp(per_expert, ffn) + model_.shared_experts * mlp(tokens, ffn);
+    const double dense = t + mlp(tokens, train::dense_ffn(model_) / tp);
+    t = (train::moe_layer_count(model_) * moe + train::dense_layer_count(model_) * dense) / model_.layers;
+  }
   if (memo) gemm_memo_[static_cast<std::size_t>(tokens)] = t;
   return t;
 }
@@ -127,7 +142,13 @@ IterationTime IterationModel::time(const IterationWork& w) const {
 
   const double T = static_cast<double>(w.tokens);
   const double h = model_.hidden;
-  const double ffn = static_cast<double>(model_.ffn_hidden) / spec_.tp * model_.top_k;
+  // The MLP width a token's activation runs over, per layer (the mean layer when they differ).
+  const double ffn = !train::has_mixed_layers(model_)
+                         ? static_cast<double>(model_.ffn_hidden) / spec_.tp * model_.top_k
+                         : (train::moe_layer_count(model_) * static_cast<double>(model_.ffn_hidden) *
+                                (model_.top_k + model_.shared_experts) +
+                            train::dense_layer_count(model_) * static_cast<double>(train::dense_ffn(model_))) /
+                               model_.layers / spec_.tp;
   const double qk = (static_cast<double>(model_.hidden) + train::kv_dim(model_)) / spec_.tp;
   compute::Kernel elementwise;
   elementwise.name = "elementwise";

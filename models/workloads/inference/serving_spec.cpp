@@ -166,7 +166,8 @@ KvBudget kv_budget(const ServingSpec& spec, const train::TransformerSpec& model,
   // max_num_batched_tokens): the MLP's up projection and its activation, a few hidden-wide
   // buffers (residual, norm output, attention output, all-reduce buffer), all in 16 bits, and the
   // FP32 logits of max_seqs rows.
-  const double up = (model.mlp == train::MlpKind::kSwiGlu ? 3.0 : 2.0) * model.ffn_hidden / tp;
+  const double up =
+      (model.mlp == train::MlpKind::kSwiGlu ? 3.0 : 2.0) * std::max(model.ffn_hidden, train::dense_ffn(model)) / tp;
   b.activation_bytes = static_cast<double>(spec.max_batched_tokens) * (up + 4.0 * model.hidden) * 2.0 +
                        static_cast<double>(spec.max_seqs) * std::ceil(static_cast<double>(model.vocab) / tp) * 4.0;
   b.kv_bytes = b.usable_bytes - b.weight_bytes - b.activation_bytes;

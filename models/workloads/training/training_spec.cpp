@@ -24,6 +24,12 @@ std::string str(long long v) { return std::to_string(v); }
 void check(const TrainingSpec& spec) {
   const TransformerSpec& m = spec.model;
   const ParallelSpec& p = spec.parallel;
+  if (has_mixed_layers(m)) {
+    fail("model", "a model whose layers are all alike (the step models one kind of layer)",
+         "\"" + m.name + "\" with a MoE layer every " + str(m.moe_every) + " and " + str(m.shared_experts) +
+             " shared expert(s)",
+         "fathom serves such a model (workload kind: inference) but does not train it (docs/models.md)");
+  }
   if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1) {
     fail("parallel", "tp, pp, cp and ep of 1 or more",
          "tp " + str(p.tp) + ", pp " + str(p.pp) + ", cp " + str(p.cp) + ", ep " + str(p.ep));

@@ -39,6 +39,16 @@ std::optional<SpecViolation> first_violation(const TransformerSpec& s) {
   if (s.top_k > s.experts) {
     return SpecViolation{"top_k", "at most experts (" + std::to_string(s.experts) + ")", std::to_string(s.top_k)};
   }
+  if (s.moe_every < 1 || s.moe_every > s.layers) {
+    return SpecViolation{"moe_every", "from 1 to layers (" + std::to_string(s.layers) + ")",
+                         std::to_string(s.moe_every)};
+  }
+  if (s.dense_ffn_hidden < 0) return SpecViolation{"dense_ffn_hidden", "0 or a positive integer", "negative"};
+  if (s.shared_experts < 0) return SpecViolation{"shared_experts", "0 or a positive integer", "negative"};
+  if (s.experts == 1 && (s.moe_every > 1 || s.shared_experts > 0)) {
+    return SpecViolation{s.moe_every > 1 ? "moe_every" : "shared_experts", "1 and 0 for a dense model (experts 1)",
+                         std::to_string(s.moe_every > 1 ? s.moe_every : s.shared_experts)};
+  }
   return std::nullopt;
 }
 
@@ -47,6 +57,14 @@ void check(const TransformerSpec& s) {
     throw sim::SpecError(*v);
   }
 }
+
+int moe_layer_count(const TransformerSpec& s) { return s.experts > 1 ? s.layers / s.moe_every : 0; }
+
+int dense_layer_count(const TransformerSpec& s) { return s.layers - moe_layer_count(s); }
+
+int dense_ffn(const TransformerSpec& s) { return s.dense_ffn_hidden > 0 ? s.dense_ffn_hidden : s.ffn_hidden; }
+
+bool has_mixed_layers(const TransformerSpec& s) { return (s.experts > 1 && s.moe_every > 1) || s.shared_experts > 0; }
 
 int attention_head_dim(const TransformerSpec& s) { return s.hidden / s.heads; }
 
@@ -68,12 +86,18 @@ double attention_parameter_count(const TransformerSpec& s) {
   return p;
 }
 
-double expert_parameter_count(const TransformerSpec& s) {
+namespace {
+
+// An MLP `f` wide.
+double mlp_parameters(const TransformerSpec& s, double f) {
   const double h = s.hidden;
-  const double f = s.ffn_hidden;
   if (gpt_style(s)) return 2.0 * h * f + f + h;  // fc1 and fc2 with their biases
   return 3.0 * h * f;                            // gate, up and down
 }
+
+}  // namespace
+
+double expert_parameter_count(const TransformerSpec& s) { return mlp_parameters(s, s.ffn_hidden); }
 
 double router_parameter_count(const TransformerSpec& s) {
   return s.experts > 1 ? static_cast<double>(s.hidden) * s.experts : 0.0;
@@ -85,20 +109,33 @@ double final_norm_parameter_count(const TransformerSpec& s) { return norm_parame
 
 namespace {
 
-// One layer with `experts_counted` of its MLPs.
-double layer_with(const TransformerSpec& s, int experts_counted) {
+// A MoE layer with `experts_counted` routed MLPs (router, routed and shared experts) and a dense
+// one (one MLP of dense_ffn), each with attention and norms.
+double moe_layer_with(const TransformerSpec& s, int experts_counted) {
   return attention_parameter_count(s) + layer_norm_parameter_count(s) + router_parameter_count(s) +
-         experts_counted * expert_parameter_count(s);
+         (experts_counted + s.shared_experts) * expert_parameter_count(s);
+}
+double dense_layer(const TransformerSpec& s) {
+  return attention_parameter_count(s) + layer_norm_parameter_count(s) +
+         (s.experts > 1 ? mlp_parameters(s, dense_ffn(s)) : expert_parameter_count(s));
 }
 
-// Every parameter, with `experts_counted` MLPs per layer.
+// Every layer, with `experts_counted` routed MLPs per MoE layer.
+double layers_with(const TransformerSpec& s, int experts_counted) {
+  return moe_layer_count(s) * moe_layer_with(s, experts_counted) + dense_layer_count(s) * dense_layer(s);
+}
+
+// Every parameter, with `experts_counted` routed MLPs per MoE layer.
 double model_with(const TransformerSpec& s, int experts_counted) {
-  return embedding_parameter_count(s) + s.layers * layer_with(s, experts_counted) + final_norm_parameter_count(s);
+  return embedding_parameter_count(s) + layers_with(s, experts_counted) + final_norm_parameter_count(s);
 }
 
 }  // namespace
 
-double layer_parameter_count(const TransformerSpec& s) { return layer_with(s, s.experts); }
+double layer_parameter_count(const TransformerSpec& s) {
+  if (!has_mixed_layers(s)) return s.experts > 1 ? moe_layer_with(s, s.experts) : dense_layer(s);
+  return layers_with(s, s.experts) / s.layers;
+}
 
 double parameter_count(const TransformerSpec& s) { return model_with(s, s.experts); }
 

@@ -51,6 +51,12 @@ struct TransformerSpec {
   bool tied_embeddings = false;  // output projection shares the input embedding
   int experts = 1;               // MoE experts per layer (1: dense)
   int top_k = 1;                 // experts each token is routed to
+  // Layers of two kinds (Llama 4 Maverick): with experts > 1, every `moe_every`-th layer is a MoE
+  // layer and the others are dense with an MLP `dense_ffn_hidden` wide (0: ffn_hidden); a MoE
+  // layer's tokens also pass through `shared_experts` experts beside their top_k routed ones.
+  int moe_every = 1;
+  int dense_ffn_hidden = 0;
+  int shared_experts = 0;
 };
 
 // A rule of check() that a spec breaks (sim::SpecViolation): the field as the model catalog's
@@ -65,6 +71,15 @@ std::optional<SpecViolation> first_violation(const TransformerSpec& spec);
 
 // Throws sim::SpecError for the first violation; the functions below assume a spec that passes.
 void check(const TransformerSpec& spec);
+
+// Its MoE layers (layers / moe_every when experts > 1, else 0) and its dense ones.
+int moe_layer_count(const TransformerSpec& spec);
+int dense_layer_count(const TransformerSpec& spec);
+// A dense layer's MLP width: dense_ffn_hidden, or ffn_hidden when 0.
+int dense_ffn(const TransformerSpec& spec);
+// Whether its layers differ (a MoE layer every moe_every > 1, or shared experts): the training
+// step models one kind of layer, and refuses such a model (serving takes it).
+bool has_mixed_layers(const TransformerSpec& spec);
 
 // hidden / heads.
 int attention_head_dim(const TransformerSpec& spec);
@@ -82,13 +97,15 @@ double router_parameter_count(const TransformerSpec& spec);
 // One layer's norms (two per layer), and the final norm after the last layer.
 double layer_norm_parameter_count(const TransformerSpec& spec);
 double final_norm_parameter_count(const TransformerSpec& spec);
-// One whole layer: attention, norms, router and all `experts` MLPs.
+// One whole layer: attention, norms, router and all `experts` MLPs; the mean over the layers when
+// they differ (their sum over `layers`), so that layers x it is every layer's parameters.
 double layer_parameter_count(const TransformerSpec& spec);
 
 // Every parameter of the model, by the convention above.
 double parameter_count(const TransformerSpec& spec);
-// The parameters one token passes through: as parameter_count with top_k experts per layer
-// instead of all (the router counts in full). Equals parameter_count for a dense model.
+// The parameters one token passes through: as parameter_count with top_k (and the shared)
+// experts per MoE layer instead of all (the router counts in full). Equals parameter_count for a
+// dense model.
 double active_parameter_count(const TransformerSpec& spec);
 
 }  // namespace fathom::train

@@ -116,6 +116,11 @@ std::optional<sim::SpecViolation> first_violation(const WaferTrainingSpec& spec,
     v->field = "workload.model." + v->field;
     return v;
   }
+  if (train::has_mixed_layers(spec.model)) {
+    return V{"workload.model", "a model whose layers are all alike (a unit's stream and compute are one layer's)",
+             "\"" + spec.model.name + "\", whose MoE and dense layers differ",
+             "fathom serves such a model on wafers (workload kind: inference) but does not train it"};
+  }
   if (spec.sequence < 1) return V{"workload.sequence", "at least 1 token", std::to_string(spec.sequence)};
   if (spec.global_batch < 1 || spec.global_batch % cluster.systems != 0) {
     return V{"workload.global_batch",

@@ -139,3 +139,29 @@ TEST_CASE("one request at a time under Poisson arrivals is M/D/1: the mean wait 
     CHECK(std::abs(ci.mean - expected) <= ci.half);
   }
 }
+
+TEST_CASE("layers of two kinds: the iteration's GEMMs are the MoE layers' and the dense layers' together") {
+  // A MoE layer every other layer is the mean of a model all MoE and a model all dense of the
+  // dense layers' width; a shared expert adds one MLP of ffn_hidden over every token.
+  train::TransformerSpec moe = test::small_model();
+  moe.experts = 8;
+  moe.top_k = 2;
+  train::TransformerSpec dense = test::small_model();
+  dense.ffn_hidden = 8192;
+  train::TransformerSpec mixed = moe;
+  mixed.moe_every = 2;
+  mixed.dense_ffn_hidden = 8192;
+  train::TransformerSpec shared = mixed;
+  shared.shared_experts = 1;
+  infer::ServingSpec serving;
+  const auto gemm_time = [&](const train::TransformerSpec& m, std::int64_t tokens) {
+    const infer::IterationModel model(serving, m, test::plain_accelerator(), nullptr);
+    return model.time({tokens, 1, 1, static_cast<double>(tokens), static_cast<double>(tokens)}).gemm;
+  };
+  for (const std::int64_t tokens : {1, 16, 512}) {
+    CAPTURE(tokens);
+    CHECK(gemm_time(mixed, tokens) == doctest::Approx((gemm_time(moe, tokens) + gemm_time(dense, tokens)) / 2));
+    const double one_mlp = gemm(tokens, 2 * 4096, 1024) + gemm(tokens, 1024, 4096);
+    CHECK(gemm_time(shared, tokens) - gemm_time(mixed, tokens) == doctest::Approx(2 * one_mlp));
+  }
+}

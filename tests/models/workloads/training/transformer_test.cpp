@@ -150,6 +150,53 @@ TEST_CASE("a mixture of experts counts every expert in total and top_k of them a
   CHECK(parameter_count(g) - active_parameter_count(g) == 2 * 2 * (2 * 8 * 32 + 32 + 8));
 }
 
+TEST_CASE("MoE layers every other layer, with a shared expert, and dense layers between them") {
+  TransformerSpec s = tiny_llama();
+  s.layers = 4;
+  s.experts = 4;
+  s.top_k = 1;
+  s.moe_every = 2;
+  s.dense_ffn_hidden = 24;
+  s.shared_experts = 1;
+  fathom::train::check(s);
+  CHECK(fathom::train::has_mixed_layers(s));
+  CHECK(fathom::train::moe_layer_count(s) == 2);
+  CHECK(fathom::train::dense_layer_count(s) == 2);
+  const double common = 192 + 16;                  // attention, norms
+  const double moe = common + 32 + (4 + 1) * 288;  // router, four routed experts and the shared one
+  const double dense = common + 3 * 8 * 24;        // one SwiGLU MLP 24 wide
+  CHECK(parameter_count(s) == 160 + 2 * moe + 2 * dense + 8);
+  CHECK(active_parameter_count(s) == 160 + 2 * (common + 32 + 2 * 288) + 2 * dense + 8);
+  // layers x the mean layer is every layer.
+  CHECK(fathom::train::layer_parameter_count(s) * s.layers == doctest::Approx(2 * moe + 2 * dense));
+
+  // Llama 4 Maverick as the zoo holds it: Meta's "400B total", "17B active".
+  TransformerSpec m;
+  m.layers = 48;
+  m.hidden = 5120;
+  m.ffn_hidden = 8192;
+  m.heads = 40;
+  m.kv_heads = 8;
+  m.vocab = 202048;
+  m.max_sequence = 1 << 20;
+  m.mlp = fathom::train::MlpKind::kSwiGlu;
+  m.position = fathom::train::PositionKind::kRotary;
+  m.experts = 128;
+  m.moe_every = 2;
+  m.dense_ffn_hidden = 16384;
+  m.shared_experts = 1;
+  CHECK(parameter_count(m) == doctest::Approx(400e9).epsilon(0.01));
+  CHECK(active_parameter_count(m) == doctest::Approx(17e9).epsilon(0.02));
+
+  // The rules: moe_every within the layers, and only with experts.
+  TransformerSpec wide = s;
+  wide.moe_every = 5;
+  CHECK(violation(wide) == "moe_every: expected from 1 to layers (4), found 5");
+  TransformerSpec dense_model = tiny_llama();
+  dense_model.shared_experts = 1;
+  CHECK(violation(dense_model).rfind("shared_experts: expected 1 and 0 for a dense model", 0) == 0);
+}
+
 TEST_CASE("check() names the field of the first rule a spec breaks") {
   const TransformerSpec good = tiny_llama();
   CHECK_FALSE(fathom::train::first_violation(good).has_value());
