@@ -131,6 +131,10 @@ std::string parameter_tables_markdown() {
         "The broadcast-reduce tree between MemoryX and the systems ([wafer.md](wafer.md)); without the key, the\n"
         "catalog's `swarmx`.",
         hw::swarmx_parameters(), false);
+  table(md, "`cluster.input_worker` and input worker entries",
+        "A server streaming the training data to the systems ([wafer.md](wafer.md)); `cluster.input_workers`\n"
+        "(default 0: not modelled) says how many, and without the key the catalog's `input-worker`.",
+        hw::input_worker_parameters(), false);
   table(md, "`workload` with `kind: training` on a wafer-scale cluster",
         "Weight-streaming training's keys beside `kind` and `model`; `global_batch` is required\n"
         "([wafer.md](wafer.md)).",

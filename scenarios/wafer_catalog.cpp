@@ -34,6 +34,7 @@ WaferCatalog parse_catalog() {
   catalog.systems = read_section(root, "systems", hw::wafer_system_parameters());
   catalog.memoryx = read_section(root, "memoryx", hw::memoryx_parameters());
   catalog.swarmx = read_section(root, "swarmx", hw::swarmx_parameters());
+  catalog.input_workers = read_section(root, "input_workers", hw::input_worker_parameters());
   root.finish();
   return catalog;
 }
@@ -88,6 +89,10 @@ hw::MemoryXSpec read_memoryx(const ValueReader& value, const NoteValue& note) {
 
 hw::SwarmXSpec read_swarmx(const ValueReader& value, const NoteValue& note) {
   return read_part(value, wafer_catalog().swarmx, hw::swarmx_parameters(), "a SwarmX fabric", note);
+}
+
+hw::InputWorkerSpec read_input_worker(const ValueReader& value, const NoteValue& note) {
+  return read_part(value, wafer_catalog().input_workers, hw::input_worker_parameters(), "an input worker", note);
 }
 
 }  // namespace fathom::scenario

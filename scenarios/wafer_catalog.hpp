@@ -1,5 +1,5 @@
 // The built-in catalog of wafer-scale parts (scenarios/hardware/wafer.yaml): systems, MemoryX
-// appliances and SwarmX fabrics, each with its sources. A scenario names an entry or starts from
+// appliances, SwarmX fabrics and input workers, each with its sources. A scenario names an entry or starts from
 // one (`base:`) and overrides keys (docs/wafer.md).
 #pragma once
 
@@ -22,6 +22,7 @@ struct WaferCatalog {
   std::vector<hw::WaferSystemSpec> systems;
   std::vector<hw::MemoryXSpec> memoryx;
   std::vector<hw::SwarmXSpec> swarmx;
+  std::vector<hw::InputWorkerSpec> input_workers;
 };
 
 // Every entry, in the file's order, read once.
@@ -34,5 +35,6 @@ using NoteValue = std::function<void(const ValueReader&)>;
 hw::WaferSystemSpec read_wafer_system(const ValueReader& value, const NoteValue& note);
 hw::MemoryXSpec read_memoryx(const ValueReader& value, const NoteValue& note);
 hw::SwarmXSpec read_swarmx(const ValueReader& value, const NoteValue& note);
+hw::InputWorkerSpec read_input_worker(const ValueReader& value, const NoteValue& note);
 
 }  // namespace fathom::scenario

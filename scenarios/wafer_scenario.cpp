@@ -51,6 +51,16 @@ void read_wafer_cluster(Scenario& s, MapReader& cluster) {
   } else {
     c.swarmx = wafer_catalog().swarmx.front();
   }
+  // The input workers: how many, and which (the catalog's by default, whose rate must be given).
+  if (auto v = cluster.find("input_workers")) {
+    note(s, *v);
+    c.input_workers = v->non_negative_int();
+  }
+  if (auto v = cluster.find("input_worker")) {
+    c.input_worker = read_input_worker(*v, noted);
+  } else {
+    c.input_worker = wafer_catalog().input_workers.front();
+  }
   cluster.finish();
 }
 
@@ -75,6 +85,10 @@ void read_wafer_serving(Scenario& s, MapReader& w) {
   s.workload = WorkloadKind::kInference;
   const wafer::WaferCluster& c = s.wafer;
   if (auto v = wafer::serving_violation(c.system)) reject(s, *v, v->field);
+  if (c.input_workers > 0) {
+    throw ScenarioError(s.locations.at("cluster.input_workers"), "cluster.input_workers",
+                        "no input workers for a service (they stream training data)", std::to_string(c.input_workers));
+  }
   int tp = 1;
   if (auto serving = w.find("serving"); serving && serving->is_map()) {
     MapReader keys = serving->map();
@@ -155,10 +169,14 @@ void read_wafer_cost(Scenario& s, MapReader c) {
     if (auto v = wafer::serving_cost_violation(spec, s.wafer_prices, s.wafer)) reject(s, *v, v->field);
     return;
   }
-  c.declare({"memoryx_price"});
+  c.declare({"memoryx_price", "input_worker_price"});
   if (auto v = c.find("memoryx_price")) {
     note(s, *v);
     s.wafer_prices.memoryx_usd = v->usd();
+  }
+  if (auto v = c.find("input_worker_price")) {
+    note(s, *v);
+    s.wafer_prices.input_worker_usd = v->usd();
   }
   c.finish();
   spec.switch_name = s.wafer.swarmx.name;

@@ -98,4 +98,14 @@ const std::vector<params::Parameter<SwarmXSpec>>& swarmx_parameters() {
   return declared;
 }
 
+const std::vector<params::Parameter<InputWorkerSpec>>& input_worker_parameters() {
+  static const std::vector<params::Parameter<InputWorkerSpec>> declared = {
+      {"bandwidth", Quantity::kBandwidth, FATHOM_PARAMETER_MEMBER(InputWorkerSpec, bytes_per_s),
+       "what one worker streams to the systems (read, unpacked and sent)", kNotPublic},
+      {"power", Quantity::kWatts, FATHOM_PARAMETER_MEMBER(InputWorkerSpec, power_w), "its power at full load",
+       kNotPublic},
+  };
+  return declared;
+}
+
 }  // namespace fathom::hw

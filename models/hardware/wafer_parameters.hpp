@@ -1,6 +1,6 @@
 // The declared parameters (models/params/parameter.hpp) of a wafer-scale cluster's parts: the
 // keys of a catalog entry in scenarios/hardware/wafer.yaml and of a scenario's
-// `cluster.system`, `cluster.memoryx` and `cluster.swarmx` (docs/wafer.md).
+// `cluster.system`, `cluster.memoryx`, `cluster.swarmx` and `cluster.input_worker` (docs/wafer.md).
 #pragma once
 
 #include <vector>
@@ -13,5 +13,6 @@ namespace fathom::hw {
 const std::vector<params::Parameter<WaferSystemSpec>>& wafer_system_parameters();
 const std::vector<params::Parameter<MemoryXSpec>>& memoryx_parameters();
 const std::vector<params::Parameter<SwarmXSpec>>& swarmx_parameters();
+const std::vector<params::Parameter<InputWorkerSpec>>& input_worker_parameters();
 
 }  // namespace fathom::hw

@@ -37,6 +37,15 @@ struct MemoryXSpec {
   double power_w = 0;
 };
 
+// An input worker: a CPU server that reads the training data and streams each micro-batch's
+// samples to the systems (Argonne's CS-3 cluster has one a system).
+struct InputWorkerSpec {
+  std::string name;
+  std::string source;
+  double bytes_per_s = 0;  // what one worker streams to the systems
+  double power_w = 0;
+};
+
 struct SwarmXSpec {
   std::string name;
   std::string source;

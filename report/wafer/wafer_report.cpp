@@ -91,6 +91,11 @@ void write_wafer_summary(std::FILE* out, const WaferReport& report) {
                           {"MemoryX's update", r.update_s}}) {
     std::fprintf(out, "    %-26s %12.6f s %6.1f%%\n", label, v, 100 * v / r.step_s);
   }
+  if (c.input_workers > 0) {
+    std::fprintf(out, "    %-26s %12.6f s %6.1f%% (%d x %s at %.4g Gb/s)\n", "input from the workers", r.input_s,
+                 100 * r.input_s / r.step_s, c.input_workers, c.input_worker.name.c_str(),
+                 c.input_worker.bytes_per_s * 8 / 1e9);
+  }
   std::fprintf(out, "  one layer, one micro-batch: forward %s, backward %s; weights %s, gradients %s, update %s\n",
                duration_text(r.layer_forward_compute_s).c_str(), duration_text(r.layer_backward_compute_s).c_str(),
                duration_text(r.layer_weight_stream_s).c_str(), duration_text(r.layer_gradient_stream_s).c_str(),
@@ -167,6 +172,7 @@ void write_wafer_json(std::ostream& out, const WaferReport& report) {
   j.member("weight_stream", r.weight_stream_s);
   j.member("gradient_stream", r.gradient_stream_s);
   j.member("update", r.update_s);
+  j.member("input", r.input_s);
   j.end_object();
   j.key("layer_s");
   j.begin_object();

@@ -57,6 +57,35 @@ TEST_CASE("wafer catalog: every entry with its source; the figures Cerebras does
   CHECK(c.memoryx.size() == 3);
   CHECK(c.memoryx.back().capacity_bytes == 1.2e15);
   CHECK(c.swarmx.front().fan_out == 4);  // "1:4 broadcast-reduce operations"
+  // Input workers: Argonne's cluster has one a system; neither their rate nor their power is public.
+  REQUIRE(c.input_workers.size() == 1);
+  CHECK(c.input_workers.front().name == "input-worker");
+  CHECK(c.input_workers.front().source.find("4 worker nodes") != std::string::npos);
+  CHECK(c.input_workers.front().bytes_per_s == 0);
+  CHECK(c.input_workers.front().power_w == 0);
+}
+
+TEST_CASE("wafer scenario: input workers, their unpublished rate asked for, and their price with cost:") {
+  const std::string workers =
+      "  input_workers: 16\n  input_worker: {base: input-worker, bandwidth: 100Gbps, power: 1kW}\n";
+  std::string text = wafer_text(kLlama8b);
+  text.insert(text.find("workload:"), workers);
+  const scenario::Scenario s = load(text);
+  CHECK(s.wafer.input_workers == 16);
+  CHECK(s.wafer.input_worker.bytes_per_s == 12.5e9);
+  CHECK(s.wafer_training.input_bytes_per_token == 12);
+  std::string no_rate = wafer_text(kLlama8b);
+  no_rate.insert(no_rate.find("workload:"), "  input_workers: 16\n");
+  CHECK(load_error(no_rate).key_path() == "cluster.input_worker.bandwidth");
+  // Priced: the workers are appliances at cost.input_worker_price.
+  std::string priced = text +
+                       "  tokens: 1e12\ncost:\n  node_price: $2e6\n  node_power: 25kW\n  switch_price: $5e4\n"
+                       "  switch_power: 1kW\n  memoryx_price: $3e6\n";
+  priced.replace(priced.find("memoryx-12tb"), 12, "{base: memoryx-12tb, power: 20kW}");
+  CHECK(load_error(priced).key_path() == "cost.input_worker_price");
+  const scenario::Scenario with_price = load(priced + "  input_worker_price: $2e4\n");
+  REQUIRE(with_price.cost);
+  CHECK(with_price.wafer_prices.input_worker_usd == 2e4);
 }
 
 TEST_CASE("wafer scenario: the cluster's parts and the training keys") {

@@ -73,6 +73,12 @@ std::optional<sim::SpecViolation> cost_violation(const cost::CostSpec& spec, con
   }
   if (!(prices.memoryx_usd > 0)) return V{"cost.memoryx_price", "the price of the MemoryX", "0", hint};
   if (!(cluster.memoryx.power_w > 0)) return V{"cluster.memoryx.power", "the MemoryX's power at full load", "0", hint};
+  if (cluster.input_workers > 0 && !(prices.input_worker_usd > 0)) {
+    return V{"cost.input_worker_price", "the price of one input worker", "0", hint};
+  }
+  if (cluster.input_workers > 0 && !(cluster.input_worker.power_w > 0)) {
+    return V{"cluster.input_worker.power", "an input worker's power at full load", "0", hint};
+  }
   return std::nullopt;
 }
 
@@ -87,6 +93,11 @@ cost::CostResult wafer_cost(const cost::CostSpec& spec, const WaferPrices& price
   usage.tokens_per_step = step.tokens_per_step;
   if (tokens > 0 && step.tokens_per_step > 0) usage.steps_per_run = tokens / step.tokens_per_step;
   usage.appliances.push_back({cluster.memoryx.name, 1, prices.memoryx_usd, cluster.memoryx.power_w});
+  if (cluster.input_workers > 0) {
+    usage.appliances.push_back({cluster.input_worker.name + " (input workers)",
+                                static_cast<double>(cluster.input_workers), prices.input_worker_usd,
+                                cluster.input_worker.power_w});
+  }
   cost::CostResult r = cost::evaluate_cost(wafer_census(cluster), spec, usage);
   name_bill(r, {{"nodes", cluster.system.name + " systems"},
                 {"leaf switches", "SwarmX nodes, level 1"},

@@ -18,7 +18,8 @@ namespace fathom::wafer {
 
 // What the cost section adds for a wafer-scale cluster beside cost::CostSpec's keys.
 struct WaferPrices {
-  double memoryx_usd = 0;  // cost.memoryx_price (training)
+  double memoryx_usd = 0;       // cost.memoryx_price (training)
+  double input_worker_usd = 0;  // cost.input_worker_price (training with cluster.input_workers)
   // Serving: the switch ports one system's I/O takes on the serving fabric, its I/O rate over
   // cost.switch's port rate, rounded up.
   int system_ports = 0;
@@ -31,7 +32,8 @@ cost::Census wafer_census(const WaferCluster& cluster);
 // The first figure pricing needs that is 0 (Cerebras publishes none of them), or nullopt: the
 // system's price (cost.node_price) and power (cost.node_power, by default cluster.system.power),
 // a SwarmX node's price (cost.switch_price) and power (cost.switch_power, by default
-// cluster.swarmx.power), MemoryX's price (cost.memoryx_price) and power (cluster.memoryx.power).
+// cluster.swarmx.power), MemoryX's price (cost.memoryx_price) and power (cluster.memoryx.power),
+// and with input workers theirs (cost.input_worker_price, cluster.input_worker.power).
 std::optional<sim::SpecViolation> cost_violation(const cost::CostSpec& spec, const WaferPrices& prices,
                                                  const WaferCluster& cluster);
 

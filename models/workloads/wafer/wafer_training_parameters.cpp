@@ -65,6 +65,16 @@ const std::vector<P>& wafer_training_parameters() {
        FATHOM_PARAMETER_MEMBER(WaferTrainingSpec, update_bytes_per_parameter),
        "bytes the optimizer reads and writes per parameter in MemoryX at each step",
        "the 16 bytes of state, read and written once"},
+      {"input_bytes_per_token",
+       Quantity::kNumber,
+       FATHOM_PARAMETER_MEMBER(WaferTrainingSpec, input_bytes_per_token),
+       "bytes a token of training data takes from the input workers to the systems (with cluster.input_workers)",
+       "three 32-bit arrays a sample (input ids, attention mask, labels), as Cerebras Model Zoo's preprocessed data "
+       "holds",
+       {},
+       {},
+       true,
+       kNoMax},
   };
   return declared;
 }

@@ -156,6 +156,13 @@ std::optional<sim::SpecViolation> first_violation(const WaferTrainingSpec& spec,
   }
   if (!(cluster.swarmx.link_bytes_per_s > 0)) return V{"cluster.swarmx.link_bandwidth", "a positive rate", "0"};
   if (!(cluster.swarmx.chunk_bytes > 0)) return V{"cluster.swarmx.chunk", "a positive size", "0"};
+  if (cluster.input_workers > 0 && !(cluster.input_worker.bytes_per_s > 0)) {
+    return V{"cluster.input_worker.bandwidth", "what one input worker streams a second", "0",
+             "no figure is published for " + cluster.input_worker.name + not_public + " (docs/wafer.md)"};
+  }
+  if (!(spec.input_bytes_per_token > 0)) {
+    return V{"workload.input_bytes_per_token", "a positive size", params::number_text(spec.input_bytes_per_token)};
+  }
 
   const WaferMemory memory = wafer_memory(spec, cluster);
   if (!memory.memoryx_fits()) {
@@ -237,7 +244,12 @@ WaferStep weight_streaming_step(const WaferTrainingSpec& spec, const WaferCluste
       slot(weights, times[u].backward, times[u].gradients, last ? times[u].update : 0);
     }
   }
-  step.step_s = std::max({compute_end, gradients_end, update_end});
+  step.tokens_per_step = static_cast<double>(spec.global_batch) * spec.sequence;
+  if (cluster.input_workers > 0) {
+    step.input_s =
+        step.tokens_per_step * spec.input_bytes_per_token / (cluster.input_workers * cluster.input_worker.bytes_per_s);
+  }
+  step.step_s = std::max({compute_end, gradients_end, update_end, step.input_s});
 
   const Times& layer = times.at(1);
   step.layer_forward_compute_s = layer.forward;
@@ -247,14 +259,14 @@ WaferStep weight_streaming_step(const WaferTrainingSpec& spec, const WaferCluste
   step.layer_update_s = layer.update;
   step.balance_micro_batch = layer.forward > 0 ? layer.weights / layer.forward * step.micro_batch : 0;
 
-  step.tokens_per_step = static_cast<double>(spec.global_batch) * spec.sequence;
   step.tokens_per_s = step.tokens_per_step / step.step_s;
   double forward_per_token = 0;
   for (const StreamUnit& u : units) forward_per_token += u.forward_flops;
   step.model_flops_per_step = 3 * forward_per_token * step.tokens_per_step;
   step.utilization = step.model_flops_per_step / step.step_s / (n * cluster.system.peak_dense_flops);
   step.time_to_train_s = spec.tokens > 0 ? spec.tokens / step.tokens_per_s : 0;
-  step.power_w = n * cluster.system.power_w + cluster.memoryx.power_w + step.swarmx_nodes * cluster.swarmx.power_w;
+  step.power_w = n * cluster.system.power_w + cluster.memoryx.power_w + step.swarmx_nodes * cluster.swarmx.power_w +
+                 cluster.input_workers * cluster.input_worker.power_w;
   return step;
 }
 

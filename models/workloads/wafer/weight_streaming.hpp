@@ -18,9 +18,10 @@
 //   gradients(i) start at max(compute(i) end, gradients(i-1) end),
 //   update(i) starts at max(gradients(i) end, update(i-1) end),
 // and a step ends when the last of them does (the first unit's update, which the next step's
-// first weights wait for). In the steady state a unit costs max(compute, weight stream, gradient
-// stream, update): the step is compute-bound above the micro-batch at which a layer's forward
-// compute equals its weight stream (the balance point), stream-bound below it.
+// first weights wait for). The input workers stream the next step's samples meanwhile, so a step
+// lasts at least their time: the step's tokens x input_bytes_per_token over the workers' rate. In the steady state a
+// unit costs max(compute, weight stream, gradient stream, update): the step is compute-bound above the micro-batch at
+// which a layer's forward compute equals its weight stream (the balance point), stream-bound below it.
 //
 // Stream times are swarmx_streams.hpp's closed form, which the tests hold equal to the flow
 // model's run of the same transfers on the SwarmX tree. Compute is the transformer's FLOPs
@@ -44,6 +45,9 @@ struct WaferCluster {
   hw::WaferSystemSpec system;
   hw::MemoryXSpec memoryx;
   hw::SwarmXSpec swarmx;
+  // The workers streaming the training data (0: not modelled; the data is taken to arrive in time).
+  int input_workers = 0;
+  hw::InputWorkerSpec input_worker;
 };
 
 struct WaferTrainingSpec {
@@ -61,6 +65,9 @@ struct WaferTrainingSpec {
   double gradient_bytes_per_parameter = 2;
   double state_bytes_per_parameter = 16;
   double update_bytes_per_parameter = 32;
+  // What a token of training data weighs on its way from the input workers: three 32-bit arrays
+  // a sample (input ids, attention mask, labels), as Cerebras Model Zoo's preprocessed data holds.
+  double input_bytes_per_token = 12;
 
   int per_system_batch(int systems) const { return global_batch / systems; }
 };
@@ -117,6 +124,7 @@ struct WaferStep {
   double weight_stream_s = 0;
   double gradient_stream_s = 0;
   double update_s = 0;
+  double input_s = 0;  // the input workers streaming the step's samples (0 without workers)
   // One transformer layer, one micro-batch: what sets the balance.
   double layer_forward_compute_s = 0;
   double layer_backward_compute_s = 0;
@@ -135,7 +143,7 @@ struct WaferStep {
   double model_flops_per_step = 0;  // 6 x active parameters x tokens plus attention (Megatron's count)
   double utilization = 0;           // model FLOP/s over the systems' dense peak
   double time_to_train_s = 0;       // spec.tokens over tokens_per_s (0 when not asked)
-  double power_w = 0;               // systems, MemoryX and SwarmX nodes at full load
+  double power_w = 0;               // systems, MemoryX, SwarmX nodes and input workers at full load
   WaferMemory memory;
 };
 

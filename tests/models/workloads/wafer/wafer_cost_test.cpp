@@ -72,6 +72,27 @@ TEST_CASE("The bill and the power, line by line") {
   CHECK(r.usd_per_run == doctest::Approx(r.usd_per_gpu_hour * 64 * 10 * 1e5 / 3600).epsilon(1e-12));
 }
 
+TEST_CASE("Input workers are priced and powered as appliances, their price and power required") {
+  WaferCluster c = cluster(64);
+  const cost::CostSpec spec = prices();
+  const cost::CostResult without = wafer_cost(spec, WaferPrices{3e6}, c, step(10, 4, 16e6), 0);
+  c.input_workers = 64;
+  c.input_worker.name = "worker";
+  c.input_worker.bytes_per_s = 12.5e9;
+  auto v = cost_violation(spec, WaferPrices{3e6}, c);
+  REQUIRE(v);
+  CHECK(v->field == "cost.input_worker_price");
+  WaferPrices priced{3e6};
+  priced.input_worker_usd = 2e4;
+  v = cost_violation(spec, priced, c);
+  REQUIRE(v);
+  CHECK(v->field == "cluster.input_worker.power");
+  c.input_worker.power_w = 1e3;
+  const cost::CostResult with = wafer_cost(spec, priced, c, step(10, 4, 16e6), 0);
+  CHECK(with.capex_usd - without.capex_usd == doctest::Approx(64 * 2e4));
+  CHECK(with.power_w_it_peak - without.power_w_it_peak == doctest::Approx(64 * 1e3));
+}
+
 TEST_CASE("Pricing needs every figure Cerebras does not publish") {
   const WaferCluster c = cluster(16);
   const WaferPrices memoryx{3e6};
@@ -121,7 +142,8 @@ TEST_CASE("A service on wafers: the systems on one switch, or on two tiers of th
   cost::CostSpec spec = prices();
   spec.switch_name = "ethernet-64x400g";
   spec.switch_radix = 64;
-  const WaferPrices ports{0, 3};
+  WaferPrices ports;
+  ports.system_ports = 3;
   cost::Usage usage;
   usage.gpus_used = 8;
   usage.busy_fraction = 0.5;

@@ -202,4 +202,28 @@ TEST_CASE("Batches the systems cannot share evenly are violations") {
   CHECK_FALSE(first_violation(spec(16, 2), c));
 }
 
+TEST_CASE("Input workers stream the next step's samples while it runs: a step lasts at least their time") {
+  const WaferTrainingSpec s = spec(64, 4);
+  WaferCluster c = cluster(16);
+  const WaferStep without = weight_streaming_step(s, c);
+  CHECK(without.input_s == 0);
+  // Fast workers hide behind the step; slow ones set it: the step's tokens x 12 bytes over their rate.
+  c.input_workers = 4;
+  c.input_worker.name = "worker";
+  c.input_worker.bytes_per_s = 1e9;
+  const WaferStep fast = weight_streaming_step(s, c);
+  CHECK(fast.input_s == doctest::Approx(64.0 * 2048 * 12 / 4e9));
+  CHECK(fast.step_s == without.step_s);
+  c.input_worker.bytes_per_s = 1e3;
+  const WaferStep slow = weight_streaming_step(s, c);
+  CHECK(slow.input_s == doctest::Approx(64.0 * 2048 * 12 / 4e3));
+  CHECK(slow.step_s == slow.input_s);
+  CHECK(slow.tokens_per_s == doctest::Approx(4e3 / 12));
+  // Their rate is not published: workers without one are a violation at its key.
+  c.input_worker.bytes_per_s = 0;
+  const auto v = first_violation(s, c);
+  REQUIRE(v);
+  CHECK(v->field == "cluster.input_worker.bandwidth");
+}
+
 }  // namespace fathom::wafer
