@@ -7,17 +7,14 @@
 
 #include "models/workloads/training/transformer.hpp"
 #include "models/workloads/wafer/swarmx_streams.hpp"
+#include "report/golive/criterion_rows.hpp"
 #include "report/training/training_labels.hpp"
 
 namespace fathom::report {
 
 namespace {
 
-std::string format(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using criteria::number;
 
 // A pilot or service scenario named by `report.KEY`, of the workload `wanted`.
 scenario::Scenario named_scenario(const scenario::Scenario& s, const std::string& file, const char* key,
@@ -42,11 +39,11 @@ std::vector<std::string> column(const WaferReport& r, const WaferPeak& p) {
           std::to_string(step.per_system_batch) + " samples a system in " + std::to_string(step.micro_batches) +
               " micro-batch(es) of " + std::to_string(step.micro_batch),
           duration_text(step.step_s),
-          format("%.1f%%", step.utilization * 100),
-          format("%.1f%%", p.busy * 100),
-          format("%.0f", step.tokens_per_s / c.systems),
-          format("%.4g", step.tokens_per_s),
-          format("%.1f GB/s", p.stream_bytes_per_s / 1e9) + " (" + format("%.1f%%", p.stream_utilisation() * 100) +
+          number("%.1f%%", step.utilization * 100),
+          number("%.1f%%", p.busy * 100),
+          number("%.0f", step.tokens_per_s / c.systems),
+          number("%.4g", step.tokens_per_s),
+          number("%.1f GB/s", p.stream_bytes_per_s / 1e9) + " (" + number("%.1f%%", p.stream_utilisation() * 100) +
               " of the slowest hop)",
           size_text(step.memory.sram_bytes()) + " of " + size_text(step.memory.sram_capacity),
           size_text(step.memory.memoryx_bytes) + " of " + size_text(step.memory.memoryx_capacity),
@@ -166,7 +163,7 @@ GoLiveDocument wafer_golive_document(const WaferGoLiveReport& g) {
   d.file = s.file;
   d.cluster = std::to_string(c.systems) + " x " + c.system.name + "; " + c.memoryx.name + "; SwarmX fan-out " +
               std::to_string(c.swarmx.fan_out) + ", " + std::to_string(g.cluster.step.swarmx_levels) + " level(s)";
-  d.workload = "train " + t.model.name + " (" + format("%.1f", train::parameter_count(t.model) / 1e9) +
+  d.workload = "train " + t.model.name + " (" + number("%.1f", train::parameter_count(t.model) / 1e9) +
                "B parameters) by weight streaming on " + std::to_string(c.systems) + " systems, sequence " +
                std::to_string(t.sequence) + ", global batch " + std::to_string(t.global_batch) + ", " +
                recompute_name(t.recompute) + " recomputation";

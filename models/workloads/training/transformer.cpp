@@ -45,9 +45,17 @@ std::optional<SpecViolation> first_violation(const TransformerSpec& s) {
   }
   if (s.dense_ffn_hidden < 0) return SpecViolation{"dense_ffn_hidden", "0 or a positive integer", "negative"};
   if (s.shared_experts < 0) return SpecViolation{"shared_experts", "0 or a positive integer", "negative"};
-  if (s.experts == 1 && (s.moe_every > 1 || s.shared_experts > 0)) {
-    return SpecViolation{s.moe_every > 1 ? "moe_every" : "shared_experts", "1 and 0 for a dense model (experts 1)",
-                         std::to_string(s.moe_every > 1 ? s.moe_every : s.shared_experts)};
+  if (s.experts == 1) {
+    // A dense model's layers are all alike: the keys of layers of two kinds do not apply.
+    if (s.moe_every > 1)
+      return SpecViolation{"moe_every", "1 for a dense model (experts 1)", std::to_string(s.moe_every)};
+    if (s.dense_ffn_hidden > 0) {
+      return SpecViolation{"dense_ffn_hidden", "0 for a dense model (experts 1: its MLP is ffn_hidden wide)",
+                           std::to_string(s.dense_ffn_hidden)};
+    }
+    if (s.shared_experts > 0) {
+      return SpecViolation{"shared_experts", "0 for a dense model (experts 1)", std::to_string(s.shared_experts)};
+    }
   }
   return std::nullopt;
 }

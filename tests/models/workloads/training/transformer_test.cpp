@@ -194,7 +194,10 @@ TEST_CASE("MoE layers every other layer, with a shared expert, and dense layers 
   CHECK(violation(wide) == "moe_every: expected from 1 to layers (4), found 5");
   TransformerSpec dense_model = tiny_llama();
   dense_model.shared_experts = 1;
-  CHECK(violation(dense_model).rfind("shared_experts: expected 1 and 0 for a dense model", 0) == 0);
+  CHECK(violation(dense_model).rfind("shared_experts: expected 0 for a dense model", 0) == 0);
+  dense_model.shared_experts = 0;
+  dense_model.dense_ffn_hidden = 64;
+  CHECK(violation(dense_model).rfind("dense_ffn_hidden: expected 0 for a dense model", 0) == 0);
 }
 
 TEST_CASE("check() names the field of the first rule a spec breaks") {
