@@ -65,18 +65,45 @@ constexpr std::string_view kGemmTilesExpected =
 
 // `gemm_tiles`: `none` (GEMMs of known shape use the curve too), or the tile model's fitted
 // parameters (models/compute/gemm_tiles.hpp), every key required. Replaces the whole model.
-void read_gemm_tiles(const ValueReader& value, hw::DefaultEfficiencies& e) {
-  if (value.is_scalar() && value.node().Scalar() == "none") {
-    e.gemm_tiles = {};
-    return;
-  }
+hw::GemmTiles read_gemm_tiles(const ValueReader& value) {
+  if (value.is_scalar() && value.node().Scalar() == "none") return {};
   if (!value.is_map()) value.fail(std::string(kGemmTilesExpected));
   MapReader map = value.map();
   hw::GemmTiles t;
   t.present = true;
   read_declared(map, hw::gemm_tiles_parameters(), t, {}, true);
   map.finish();
-  e.gemm_tiles = t;
+  return t;
+}
+
+constexpr std::string_view kMemoryKernelsExpected =
+    "a mapping of kernel (norm, rotary, activation, residual) to its launch, bandwidth and min";
+
+// `memory_kernels`: {norm: {launch, bandwidth, min}, ...}, each kernel optional, every key of a
+// kernel required; `none` for a kernel removes its measured cost (the generic rate times it).
+void read_memory_kernels(const ValueReader& value, hw::DefaultEfficiencies& e) {
+  if (!value.is_map()) value.fail(std::string(kMemoryKernelsExpected));
+  MapReader map = value.map();
+  std::vector<std::string> names;
+  for (std::size_t c = 0; c < hw::kMemoryKernels; ++c) {
+    names.emplace_back(hw::to_string(static_cast<hw::MemoryKernel>(c)));
+  }
+  map.declare({"norm", "rotary", "activation", "residual"});  // hw::MemoryKernel's names
+  for (std::size_t c = 0; c < hw::kMemoryKernels; ++c) {
+    const std::optional<ValueReader> kernel = map.find(names[c]);
+    if (!kernel) continue;
+    if (kernel->is_scalar() && kernel->node().Scalar() == "none") {
+      e.memory_kernels[c] = {};
+      continue;
+    }
+    if (!kernel->is_map()) kernel->fail("none, or a mapping of launch, bandwidth and min");
+    MapReader fields = kernel->map();
+    hw::MemoryKernelCost cost;
+    read_declared(fields, hw::memory_kernel_parameters(), cost, {}, true);
+    fields.finish();
+    e.memory_kernels[c] = cost;
+  }
+  map.finish();
 }
 
 hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool all) {
@@ -91,7 +118,17 @@ hw::AcceleratorSpec read_accelerator(MapReader& map, hw::AcceleratorSpec a, bool
   const std::optional<ValueReader> tiles =
       all ? std::optional<ValueReader>(map_of_efficiencies.value("gemm_tiles", kGemmTilesExpected))
           : map_of_efficiencies.find("gemm_tiles");
-  if (tiles) read_gemm_tiles(*tiles, e);
+  if (tiles) e.gemm_tiles = read_gemm_tiles(*tiles);
+  // Optional even in a catalog entry: only an entry with a measured operator profile has them.
+  if (const std::optional<ValueReader> bf16 = map_of_efficiencies.find("gemm_tiles_bf16")) {
+    e.gemm_tiles_bf16 = read_gemm_tiles(*bf16);
+    if (e.gemm_tiles_bf16.present && e.gemm_tiles_bf16.precision != hw::Precision::kBf16) {
+      bf16->fail("a tile model fitted at precision bf16");
+    }
+  }
+  if (const std::optional<ValueReader> kernels = map_of_efficiencies.find("memory_kernels")) {
+    read_memory_kernels(*kernels, e);
+  }
   map_of_efficiencies.finish();
   return a;
 }

@@ -107,10 +107,15 @@ double GemmModel::tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::in
 }
 
 GemmModel gemm_model(const hw::AcceleratorSpec& a, hw::Precision precision) {
-  const hw::GemmTiles& t = a.efficiency.gemm_tiles;
+  const hw::Precision p = a.peak(precision) > 0 ? precision : hw::Precision::kBf16;
+  const hw::DefaultEfficiencies& e = a.efficiency;
+  // BF16 GEMMs take the BF16 fit where there is one; every other precision the sweep's fit (or
+  // the BF16 fit, rescaled, when it is the only one).
+  const hw::GemmTiles& t = (p == hw::Precision::kBf16 && e.gemm_tiles_bf16.present) || !e.gemm_tiles.present
+                               ? e.gemm_tiles_bf16
+                               : e.gemm_tiles;
   if (!t.present) throw std::invalid_argument("accelerator " + a.name + ": no GEMM tile model (gemm_tiles)");
   if (a.compute_units <= 0) throw std::invalid_argument("accelerator " + a.name + ": no compute units");
-  const hw::Precision p = a.peak(precision) > 0 ? precision : hw::Precision::kBf16;
   GemmModel g;
   static_cast<hw::GemmTileCosts&>(g) = t;
   g.sms = a.compute_units;

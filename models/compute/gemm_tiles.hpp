@@ -61,8 +61,9 @@ struct GemmModel : hw::GemmTileCosts {
   double tflops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) const;
 };
 
-// The model of `accelerator`'s GEMMs at `precision` from its profile's gemm_tiles (which must be
-// set). At the tiles' own precision the fitted gemm_max is used as it is.
+// The model of `accelerator`'s GEMMs at `precision` from its profile's gemm_tiles, or at BF16 from
+// its gemm_tiles_bf16 where that is set (one of the two must be). At the tiles' own precision the
+// fitted gemm_max is used as it is.
 // At another precision (BF16 GEMMs on a part whose only sweep is FP8; TF32, FP32) the tile costs, the traffic fraction
 // the traffic fraction and the stream-K and alignment factors are assumed to carry over and the full-wave rate is
 // scaled so that a large square GEMM (16384^3) reaches the profile's gemm_max of that peak, the

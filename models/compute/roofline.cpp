@@ -54,10 +54,14 @@ double gemm_efficiency(const hw::AcceleratorSpec& a, hw::Precision precision, do
 
 double kernel_seconds(const hw::AcceleratorSpec& a, hw::Precision run_precision, const Kernel& k) {
   const hw::Precision precision = k.keeps_bf16 ? hw::Precision::kBf16 : run_precision;
-  if (k.kind == KernelKind::kGemm && k.shape.known() && a.efficiency.gemm_tiles.present) {
+  const hw::DefaultEfficiencies& e = a.efficiency;
+  if (k.kind == KernelKind::kGemm && k.shape.known() && (e.gemm_tiles.present || e.gemm_tiles_bf16.present)) {
     return gemm_model(a, precision).seconds(k.shape.m, k.shape.n, k.shape.k, k.shape.batch);
   }
-  const hw::DefaultEfficiencies& e = a.efficiency;
+  if (k.kind == KernelKind::kMemory && k.memory_kernel) {
+    const hw::MemoryKernelCost& cost = e.memory_kernels[static_cast<std::size_t>(*k.memory_kernel)];
+    if (cost.present()) return cost.seconds(k.bytes);
+  }
   double peak = 0;
   double fraction = 0;
   bool from_curve = false;  // a GEMM whose fraction includes its fixed costs

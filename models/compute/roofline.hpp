@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "models/hardware/accelerator.hpp"
@@ -35,6 +36,9 @@ struct Kernel {
   // core, the output layer and the router in BF16 under FP8).
   bool keeps_bf16 = false;
   GemmShape shape{};  // GEMMs: their shape, for the tile model (gemm_tiles.hpp)
+  // A memory-bound kernel that calibration measures by itself (a norm, the rotary embedding, the
+  // activation, the residual add): its own cost where the accelerator has one.
+  std::optional<hw::MemoryKernel> memory_kernel{};
 };
 
 // The fraction of the dense peak that a GEMM of `flops` (> 0) FLOPs reaches at `precision`,
@@ -50,7 +54,9 @@ struct Kernel {
 // Throws std::invalid_argument when flops is not positive or there is no peak.
 double gemm_efficiency(const hw::AcceleratorSpec& accelerator, hw::Precision precision, double flops);
 
-// Seconds. A GEMM of known shape on an accelerator with gemm_tiles: the tile model's time
+// Seconds. A memory-bound kernel the accelerator has a measured cost for (memory_kernel): that
+// cost (hw::MemoryKernelCost, its launch included). A GEMM of known shape on an accelerator with
+// gemm_tiles or gemm_tiles_bf16: the tile model's time
 // (compute::gemm_model; its fixed costs included, its own traffic fraction). A GEMM with a curve: max(flops / (peak *
 // gemm_efficiency), bytes / (hbm * hbm_fraction)), nothing added (the curve includes the fixed costs). Any other
 // kernel: max(flops / (peak * fraction), bytes / (hbm * hbm_fraction)) + kernel_overhead_s, with fraction gemm_max for

@@ -16,4 +16,18 @@ std::string_view to_string(Precision p) {
   return "unknown";
 }
 
+std::string_view to_string(MemoryKernel k) {
+  switch (k) {
+    case MemoryKernel::kNorm:
+      return "norm";
+    case MemoryKernel::kRotary:
+      return "rotary";
+    case MemoryKernel::kActivation:
+      return "activation";
+    case MemoryKernel::kResidual:
+      return "residual";
+  }
+  return "unknown";
+}
+
 }  // namespace fathom::hw

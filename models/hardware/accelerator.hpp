@@ -55,6 +55,31 @@ struct GemmTiles : GemmTileCosts {
   Precision precision = Precision::kBf16;  // the sweep's data type: the fit's own peak
 };
 
+// The memory-bound kernels of a transformer layer that calibration times one by one (measured
+// per-operator profiles: calibrate/fit/kernel_fit.hpp). Every other memory-bound kernel takes the
+// generic streaming rate (DefaultEfficiencies::hbm) and kernel_overhead_s.
+enum class MemoryKernel { kNorm, kRotary, kActivation, kResidual };
+inline constexpr std::size_t kMemoryKernels = 4;
+std::string_view to_string(MemoryKernel k);  // "norm", "rotary", "activation", "residual"
+
+// One memory-bound kernel's measured cost: it streams its bytes at `bytes_per_s` after a fixed
+// `launch_s`, and never takes less than `min_s` (a kernel too small to fill the GPU is bound by
+// its latency):
+//   seconds = max(min_s, launch_s + bytes / bytes_per_s).
+// bytes_per_s may exceed the HBM peak: a small kernel's operands stay in the L2 cache between
+// the kernels that write and read them. Absent (bytes_per_s 0): the generic rate.
+struct MemoryKernelCost {
+  double launch_s = 0;
+  double bytes_per_s = 0;
+  double min_s = 0;
+  bool present() const { return bytes_per_s > 0; }
+  double seconds(double bytes) const {
+    const double streamed = launch_s + bytes / bytes_per_s;
+    return streamed > min_s ? streamed : min_s;
+  }
+  bool operator==(const MemoryKernelCost&) const = default;
+};
+
 struct DefaultEfficiencies {
   double gemm_max = 0.8;            // large GEMMs, fraction of the BF16 dense peak
   double kernel_overhead_s = 5e-6;  // fixed cost per non-GEMM kernel, and per GEMM without a curve
@@ -64,6 +89,12 @@ struct DefaultEfficiencies {
   Precision gemm_curve_precision = Precision::kBf16;
   // GEMMs whose shape is known use the tile model instead of the curve where the entry has one.
   GemmTiles gemm_tiles;
+  // A second tile model fitted at BF16 where gemm_tiles is another precision's (a calibration's
+  // operator profile: GEMMs of real layer shapes, measured at BF16): BF16 GEMMs of known shape
+  // use it as it is instead of gemm_tiles rescaled. Absent: gemm_tiles serves every precision.
+  GemmTiles gemm_tiles_bf16;
+  // Measured costs of the memory-bound kernels a profile names (index: MemoryKernel).
+  std::array<MemoryKernelCost, kMemoryKernels> memory_kernels{};
   double attention = 0.6;  // fused (FlashAttention-style) attention, fraction of peak
   double hbm = 0.85;       // streaming kernels, fraction of HBM bandwidth
   // Collectives over NVLink and over the NICs, fractions of line rate: the collective model's own

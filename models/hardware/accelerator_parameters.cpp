@@ -155,6 +155,26 @@ const std::vector<params::Parameter<GemmTiles>>& gemm_tiles_parameters() {
   return declared;
 }
 
+const std::vector<params::Parameter<MemoryKernelCost>>& memory_kernel_parameters() {
+  static constexpr std::string_view kFit =
+      "fathom calibrate's fit of a measured operator profile (docs/calibration.md, Operator profiles)";
+  static const std::vector<params::Parameter<MemoryKernelCost>> declared = {
+      {"launch", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(MemoryKernelCost, launch_s),
+       "fixed cost of the kernel before it streams", kFit, "launch_s"},
+      {"bandwidth",
+       Quantity::kBandwidth,
+       FATHOM_PARAMETER_MEMBER(MemoryKernelCost, bytes_per_s),
+       "the rate it streams its bytes at (above the HBM peak where its operands stay in L2)",
+       kFit,
+       "bytes_per_s",
+       {},
+       true},
+      {"min", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(MemoryKernelCost, min_s),
+       "the least time the kernel takes, however few its bytes", kFit, "min_s"},
+  };
+  return declared;
+}
+
 const std::vector<params::Parameter<SwitchSpec>>& switch_parameters() {
   static constexpr std::string_view kSwitch = "each switch entry's datasheet (docs/hardware.md)";
   static const std::vector<params::Parameter<SwitchSpec>> declared = {

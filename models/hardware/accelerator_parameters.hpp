@@ -18,6 +18,8 @@ const std::vector<params::Parameter<AcceleratorSpec>>& accelerator_parameters();
 const std::vector<params::Parameter<DefaultEfficiencies>>& efficiency_parameters();
 // Under `efficiency.gemm_tiles` (every key required when the mapping is given).
 const std::vector<params::Parameter<GemmTiles>>& gemm_tiles_parameters();
+// Under `efficiency.memory_kernels.<kernel>`: launch, bandwidth, min (every key required).
+const std::vector<params::Parameter<MemoryKernelCost>>& memory_kernel_parameters();
 // A switch catalog entry: radix, port_bandwidth, latency, power.
 const std::vector<params::Parameter<SwitchSpec>>& switch_parameters();
 

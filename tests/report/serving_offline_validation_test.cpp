@@ -88,7 +88,7 @@ TEST_CASE("trtllm-bench's engine limits: the validation scenarios' own values fo
   }
 }
 
-TEST_CASE("TensorRT-LLM's offline throughput table: 82 of 88 rows within 15%, the gaps as documented") {
+TEST_CASE("TensorRT-LLM's offline throughput table: 83 of 88 rows within 15%, the gaps as documented") {
   std::ifstream file(std::string(FATHOM_SOURCE_DIR) + "/data/validation/serving-offline-trtllm.csv");
   REQUIRE(file.good());
   std::string line;
@@ -126,6 +126,6 @@ TEST_CASE("TensorRT-LLM's offline throughput table: 82 of 88 rows within 15%, th
     worst = std::max(worst, std::abs(error));
   }
   CHECK(rows == 88);
-  CHECK(within == 82);
+  CHECK(within == 83);
   CHECK(worst < 0.25);  // the largest gap, 70B TP 1 on H200 at 500 + 2,000 tokens (+21.6%)
 }

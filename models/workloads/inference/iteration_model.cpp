@@ -8,14 +8,6 @@
 
 namespace fathom::infer {
 
-namespace {
-
-// Element-wise kernels of one layer (vLLM's LlamaDecoderLayer: fused_add_rms_norm before
-// attention and before the MLP, rotary_embedding, silu_and_mul).
-constexpr int kElementwiseKernels = 4;
-
-}  // namespace
-
 double activation_bytes(const train::TransformerSpec& model, std::int64_t tokens) {
   return static_cast<double>(tokens) * model.hidden * 2.0;
 }
@@ -150,19 +142,25 @@ IterationTime IterationModel::time(const IterationWork& w) const {
                             train::dense_layer_count(model_) * static_cast<double>(train::dense_ffn(model_))) /
                                model_.layers / spec_.tp;
   const double qk = (static_cast<double>(model_.hidden) + train::kv_dim(model_)) / spec_.tp;
-  compute::Kernel elementwise;
-  elementwise.name = "elementwise";
-  elementwise.kind = compute::KernelKind::kMemory;
-  // Two residual-add norms (read x and the residual, write both), the rotary embedding (Q and K
-  // read and written), the gated activation (read gate and up, write one).
+  // The element-wise kernels of one layer (vLLM's LlamaDecoderLayer): two residual-add norms
+  // (fused_add_rms_norm: read x and the residual, write both), the rotary embedding (Q and K
+  // read and written), the gated activation (silu_and_mul: read gate and up, write one). Each is
+  // timed by its class's measured cost where the accelerator has one, else streams at the
+  // generic rate after kernel_overhead.
+  const auto streaming = [&](std::string_view name, double bytes, hw::MemoryKernel measured_as) {
+    compute::Kernel k;
+    k.name = name;
+    k.kind = compute::KernelKind::kMemory;
+    k.bytes = bytes;
+    k.memory_kernel = measured_as;
+    return compute::kernel_seconds(accelerator_, hw::Precision::kBf16, k);
+  };
   const double per_norm = 4.0 * T * h * 2.0;
   const double rotary = 2.0 * T * qk * 2.0;
   const double activation = (model_.mlp == train::MlpKind::kSwiGlu ? 3.0 : 2.0) * T * ffn * 2.0;
-  const double per_kernel_overhead = accelerator_.efficiency.kernel_overhead_s;
-  elementwise.bytes = 2 * per_norm + rotary + activation;
-  // kernel_seconds adds one kernel's overhead; the others' are added here.
-  t.elementwise = layers * (compute::kernel_seconds(accelerator_, hw::Precision::kBf16, elementwise) +
-                            (kElementwiseKernels - 1) * per_kernel_overhead);
+  t.elementwise = layers * (2 * streaming("fused_add_rms_norm", per_norm, hw::MemoryKernel::kNorm) +
+                            streaming("rotary_embedding", rotary, hw::MemoryKernel::kRotary) +
+                            streaming("activation", activation, hw::MemoryKernel::kActivation));
 
   if (spec_.tp > 1) t.communication = layers * 2.0 * all_reduce_(activation_bytes(model_, w.tokens));
   if (spec_.pp > 1) t.pipeline = stage_sends_(activation_bytes(model_, w.tokens));

@@ -100,6 +100,13 @@ void fp8_cast(std::vector<Kernel>& to, const TrainingSpec& spec, double elements
 }
 
 Kernel memory(std::string_view name, double bytes) { return {name, KernelKind::kMemory, 0, bytes}; }
+// A memory-bound kernel of a class that calibration measures by itself (hw::MemoryKernel): the
+// accelerator's measured cost of that class times it where it has one (compute::kernel_seconds).
+Kernel memory(std::string_view name, double bytes, hw::MemoryKernel measured_as) {
+  Kernel k = memory(name, bytes);
+  k.memory_kernel = measured_as;
+  return k;
+}
 
 // Gradient accumulation (docs/training.md): unless the weight-gradient GEMM adds into the
 // gradient buffer itself, an element-wise kernel after it reads the 16-bit gradient of `weights`
@@ -200,10 +207,10 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
   std::vector<Kernel> attention_bwd;
 
   // Attention block: norm, (all-gather), QKV, core, projection, (reduce), bias-dropout-add.
-  const Kernel norm = memory("norm", 2 * kAct * s.ew_tokens * s.h);
+  const Kernel norm = memory("norm", 2 * kAct * s.ew_tokens * s.h, hw::MemoryKernel::kNorm);
   const Kernel qkv = gemm("qkv", s.tokens, s.h, s.q_cols + 2 * s.kv_cols);
   const Kernel proj = gemm("attention_projection", s.tokens, s.q_cols, s.h);
-  const Kernel residual = memory("bias_dropout_add", (3 * kAct + 1) * s.ew_tokens * s.h);
+  const Kernel residual = memory("bias_dropout_add", (3 * kAct + 1) * s.ew_tokens * s.h, hw::MemoryKernel::kResidual);
   attention_core(spec, s, attention_fwd, attention_bwd);
 
   fwd.kernels.push_back(norm);
@@ -216,6 +223,11 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
   const bool separate_bias = m.mlp == MlpKind::kGelu && spec.linear_bias == LinearBias::kSeparate;
   const double qkv_outputs = s.tokens * (s.q_cols + 2 * s.kv_cols);
   if (separate_bias) fwd.kernels.push_back(memory(kQkvBias, 2 * kAct * qkv_outputs));
+  // Rotary position embedding (RoPE): Q and K rotated in place after the QKV GEMM, read and
+  // written once each (Transformer Engine's fused kernel); its backward rotates their gradients.
+  if (m.position == PositionKind::kRotary) {
+    fwd.kernels.push_back(memory("rotary", 2 * kAct * s.tokens * (s.q_cols + s.kv_cols), hw::MemoryKernel::kRotary));
+  }
   append(fwd.kernels, attention_fwd);
   fp8_cast(fwd.kernels, spec, s.tokens * s.q_cols);
   fwd.kernels.push_back(proj);
@@ -241,7 +253,8 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
   const double local_experts = moe ? std::max(1.0, static_cast<double>(m.experts) / spec.parallel.ep) : 1.0;
   const double expert_rows = s.expert_tokens / local_experts;
   const Kernel up = batched_gemm("mlp_up", local_experts, expert_rows, s.h, gated ? 2 * s.f : s.f);
-  const Kernel activation = memory(gated ? "swiglu" : "gelu", (gated ? 3 : 2) * kAct * s.expert_tokens * s.f);
+  const Kernel activation =
+      memory(gated ? "swiglu" : "gelu", (gated ? 3 : 2) * kAct * s.expert_tokens * s.f, hw::MemoryKernel::kActivation);
   const Kernel down = batched_gemm("mlp_down", local_experts, expert_rows, s.f, s.h);
   fp8_cast(fwd.kernels, spec, s.expert_tokens * s.h);
   fwd.kernels.push_back(up);
@@ -268,7 +281,12 @@ LayerWork transformer_layer_work(const TrainingSpec& spec) {
       grad_accumulation(bwd.kernels, spec, weight_elements(k));
     } else if (k.kind == KernelKind::kMemory && k.name != "scale_mask_softmax" && k.name != "attention_dropout" &&
                k.name != kFp8Cast && k.name != kQkvBias) {
-      bwd.kernels.push_back({k.name, KernelKind::kMemory, 0, 2 * k.bytes});
+      // The same class of kernel streaming twice the bytes: timed by its class's measured cost.
+      // The rotary embedding's backward rotates the gradients of Q and K as its forward rotated
+      // them: the same bytes, nothing saved to read.
+      Kernel backward = k;
+      backward.bytes = k.memory_kernel == hw::MemoryKernel::kRotary ? k.bytes : 2 * k.bytes;
+      bwd.kernels.push_back(backward);
     }
   }
   append(bwd.kernels, attention_bwd);
@@ -344,7 +362,7 @@ LayerWork output_layer_work(const TrainingSpec& spec) {
   const double vocab = static_cast<double>(spec.model.vocab) / spec.parallel.tp;
   const double act = kAct * s.b * s.seq * s.h;
   LayerWork w;
-  w.forward.kernels.push_back(memory("final_norm", 2 * kAct * s.ew_tokens * s.h));
+  w.forward.kernels.push_back(memory("final_norm", 2 * kAct * s.ew_tokens * s.h, hw::MemoryKernel::kNorm));
   tp_gather(w.forward, spec, act);
   const Kernel logits = bf16(gemm("logits", s.tokens, s.h, vocab));
   w.forward.kernels.push_back(logits);
@@ -369,7 +387,7 @@ LayerWork output_layer_work(const TrainingSpec& spec) {
     grad_accumulation(w.backward.kernels, spec, weight_elements(logits));
   }
   tp_reduce(w.backward, spec, act);
-  w.backward.kernels.push_back(memory("final_norm_backward", 4 * kAct * s.ew_tokens * s.h));
+  w.backward.kernels.push_back(memory("final_norm_backward", 4 * kAct * s.ew_tokens * s.h, hw::MemoryKernel::kNorm));
   return w;
 }
 
