@@ -100,8 +100,14 @@ std::string parameter_tables_markdown() {
         hw::efficiency_parameters());
   table(md, "`efficiency.gemm_tiles` of an accelerator",
         "The GEMM tile model `fathom calibrate` fits; every key required when the mapping is given,\n"
-        "`none` removes it.",
+        "`none` removes it. `efficiency.gemm_tiles_bf16` takes the same keys (with `precision: bf16`): a\n"
+        "second model for BF16 GEMMs, fitted on measured layer GEMMs ([hardware.md](hardware.md)).",
         hw::gemm_tiles_parameters());
+  table(md, "`efficiency.memory_kernels.<kernel>` of an accelerator",
+        "The measured cost of one memory-bound kernel class (`norm`, `rotary`, `activation`, `residual`):\n"
+        "max(`min`, `launch` + bytes / `bandwidth`); every key required when the kernel is given, `none`\n"
+        "removes it ([hardware.md](hardware.md#memory-bound-kernels-memory_kernels)).",
+        hw::memory_kernel_parameters());
   table(md, "Switch entries", "A scale-out switch of the hardware catalog ([hardware.md](hardware.md)).",
         hw::switch_parameters(), false);
   table(md, "`workload` with `kind: training`",

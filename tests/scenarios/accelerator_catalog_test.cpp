@@ -560,3 +560,34 @@ TEST_CASE("unfused attention on the catalog A100 against Azure's PyTorch standar
   MESSAGE("unfused attention: fathom ", simulated, " TFLOP/s, Azure A100 ", published);
   CHECK(simulated == doctest::Approx(published).epsilon(0.10));  // within 10%
 }
+
+TEST_CASE("memory_kernels and gemm_tiles_bf16 override a catalog entry, and bad ones are rejected at their key") {
+  const AcceleratorSpec& h100 = accelerator("h100-sxm");
+  const Document doc = Document::parse(
+      "accelerator: {efficiency: {memory_kernels: {norm: {launch: 2us, bandwidth: 2TB/s, min: 3us}, rotary: none}}}\n",
+      "over.yaml");
+  auto map = doc.root().child("accelerator");
+  const AcceleratorSpec a = fathom::scenario::read_accelerator_fields(map, h100);
+  map.finish();
+  const auto& norm = a.efficiency.memory_kernels[static_cast<std::size_t>(fathom::hw::MemoryKernel::kNorm)];
+  CHECK(norm.launch_s == doctest::Approx(2e-6));
+  CHECK(norm.bytes_per_s == doctest::Approx(2e12));
+  CHECK(norm.min_s == doctest::Approx(3e-6));
+  CHECK_FALSE(a.efficiency.memory_kernels[static_cast<std::size_t>(fathom::hw::MemoryKernel::kRotary)].present());
+  // The kernels not named keep the entry's.
+  CHECK(a.efficiency.memory_kernels[static_cast<std::size_t>(fathom::hw::MemoryKernel::kResidual)] ==
+        h100.efficiency.memory_kernels[static_cast<std::size_t>(fathom::hw::MemoryKernel::kResidual)]);
+
+  CHECK(override_error("accelerator: {efficiency: {memory_kernels: {softmax: none}}}\n").key_path() ==
+        "accelerator.efficiency.memory_kernels.softmax");
+  CHECK(override_error("accelerator: {efficiency: {memory_kernels: {norm: {launch: 1us, min: 1us}}}}\n").key_path() ==
+        "accelerator.efficiency.memory_kernels.norm.bandwidth");
+  CHECK(
+      override_error("accelerator: {efficiency: {memory_kernels: {norm: {launch: 1us, bandwidth: 0TB/s, min: 1us}}}}\n")
+          .key_path() == "accelerator.efficiency.memory_kernels.norm.bandwidth");
+  CHECK(override_error("accelerator: {efficiency: {memory_kernels: [norm]}}\n").key_path() ==
+        "accelerator.efficiency.memory_kernels");
+  CHECK(override_error("accelerator: {efficiency: {gemm_tiles_bf16: {precision: fp8, gemm_max: 0.7, launch: 1us, "
+                       "wave_overhead: 1us, hbm_fraction: 0.8, stream_k_efficiency: 0.9, unaligned_efficiency: 1}}}\n")
+            .key_path() == "accelerator.efficiency.gemm_tiles_bf16");
+}

@@ -91,6 +91,7 @@ TEST_CASE("every declared parameter reads back the text written for it, exact an
   round_trip_every_parameter(hw::accelerator_parameters());
   round_trip_every_parameter(hw::efficiency_parameters());
   round_trip_every_parameter(hw::gemm_tiles_parameters());
+  round_trip_every_parameter(hw::memory_kernel_parameters());
   round_trip_every_parameter(hw::switch_parameters());
   round_trip_every_parameter(cost::cost_parameters());
 }
