@@ -38,6 +38,8 @@ bool all_digits(std::string_view s) {
 
 Format detect_csv(std::string_view content, const std::string& file) {
   const text::Csv csv = text::read_csv(content, file);
+  // Vidur's operator profile: its many columns are found by name, the first names the format.
+  if (!csv.header.empty() && csv.header.front() == kOperatorProfileFirstColumn) return Format::operator_profile;
   const std::string header = text::header_text(csv);
   std::string accepted;
   for (const CsvFormat& f : csv_formats()) {
@@ -116,6 +118,8 @@ std::string_view format_name(Format format) {
       return "nvbandwidth output";
     case Format::attention_csv:
       return "attention CSV";
+    case Format::operator_profile:
+      return "operator profile CSV";
   }
   return "unknown";
 }
@@ -165,6 +169,8 @@ Measurement parse_measurement(std::string_view content, const std::string& file,
       return parse_nvbandwidth_text(content, file);
     case Format::attention_csv:
       return parse_attention_csv_text(content, file);
+    case Format::operator_profile:
+      return parse_operator_profile_text(content, file);
   }
   throw ParseError(file, 0, "format", "a known format", "none");
 }
@@ -208,6 +214,7 @@ std::string_view kind_of(const Measurement& m) {
     std::string_view operator()(const FioRuns&) const { return "fio"; }
     std::string_view operator()(const TransferBandwidth&) const { return "transfer"; }
     std::string_view operator()(const AttentionResult&) const { return "attention"; }
+    std::string_view operator()(const OperatorProfile&) const { return "operator-profile"; }
   };
   return std::visit(Kind{}, m);
 }

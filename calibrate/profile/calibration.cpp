@@ -33,6 +33,7 @@ std::string subject(const Measurement& m, const SeriesOptions& options) {
   if (std::holds_alternative<FioRuns>(m)) return "storage (fio)";
   if (std::holds_alternative<TransferBandwidth>(m)) return "host-device copies";
   if (std::holds_alternative<AttentionResult>(m)) return "attention kernels";
+  if (std::holds_alternative<OperatorProfile>(m)) return "operator profile " + file_of(m);
   return {};  // GEMM sweeps: per data type, below
 }
 
@@ -157,6 +158,37 @@ bool held_out_point(std::size_t i, std::size_t n, double fraction) {
   return after > before;
 }
 
+namespace {
+
+// Fits the first profile not held out; predicts every held-out one with that fit (or, with none,
+// with the system's catalog accelerator). Every operator becomes a point (microseconds).
+void add_operator_profile(Calibration& c, const OperatorProfile& profile, bool held, const SystemFacts& system) {
+  if (!held && c.kernels) {
+    throw std::invalid_argument(profile.file + " and " + c.kernels->file +
+                                ": both are operator profiles to fit; fit one and hold the others out "
+                                "(--holdout-file) to see how the fit predicts them");
+  }
+  hw::AcceleratorSpec accelerator = system.accelerator;
+  if (!held) {
+    AcceleratorFacts facts;
+    facts.sms = accelerator.compute_units;
+    facts.hbm_bytes_per_s = accelerator.hbm_bytes_per_s;
+    facts.peak_by_dtype["bf16"] = accelerator.peak(hw::Precision::kBf16);
+    c.kernels = fit_kernels(profile, facts);
+  }
+  if (c.kernels) accelerator = with_kernel_fit(accelerator, *c.kernels);
+  const std::vector<OperatorPrediction> predictions = predict_profile(profile, accelerator);
+  for (const OperatorPrediction& p : predictions) {
+    c.points.push_back(
+        {profile.file, "kernel",
+         std::string(profile_column(p.op)) + " " + std::to_string(p.tokens) + " tokens tp" + std::to_string(p.tp),
+         static_cast<double>(p.tokens), p.measured_s * 1e6, p.predicted_s * 1e6, "us", held});
+  }
+  if (held) c.kernel_predictions.push_back({profile.file, profile_errors(predictions, kKernelMinTokens)});
+}
+
+}  // namespace
+
 Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vector<Measurement>& held_out_files,
                       const SystemFacts& system, const CalibrationOptions& options) {
   if (options.holdout_fraction < 0 || options.holdout_fraction >= 1) {
@@ -200,6 +232,8 @@ Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vect
     } else if (const auto* transfer = std::get_if<TransferBandwidth>(&m)) {
       // Per-direction fractions of the node's PCIe rate.
       if (!held) c.transfer = fit_transfer(*transfer, system.cluster_for(1).node.pcie_bytes_per_s);
+    } else if (const auto* profile = std::get_if<OperatorProfile>(&m)) {
+      add_operator_profile(c, *profile, held, system);
     } else if (const auto* attention = std::get_if<AttentionResult>(&m)) {
       for (const auto& p : attention->points) {
         const bool flash = p.implementation.find("Flash") != std::string::npos;
@@ -234,14 +268,17 @@ Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vect
 
   std::vector<double> predicted, measured;
   for (const auto& p : c.points) {
-    if (p.held_out && p.measured > 0 && (p.kind != "nccl-tests" || p.x >= options.collective.min_bytes)) {
+    if (p.held_out && p.measured > 0 && p.kind != "kernel" &&
+        (p.kind != "nccl-tests" || p.x >= options.collective.min_bytes)) {
       predicted.push_back(p.predicted);
       measured.push_back(p.measured);
     }
   }
   if (!measured.empty()) c.held_out = evaluate(predicted, measured);
-  if (!c.collectives && c.gemm.empty() && !c.hbm && c.storage.empty() && !c.transfer && !c.attention_fraction) {
-    throw std::invalid_argument("nothing to fit: no nccl-tests, GEMM, memory, storage or transfer measurement");
+  if (!c.collectives && c.gemm.empty() && !c.hbm && c.storage.empty() && !c.transfer && !c.attention_fraction &&
+      !c.kernels) {
+    throw std::invalid_argument(
+        "nothing to fit: no nccl-tests, GEMM, memory, storage, transfer or operator-profile measurement");
   }
   return c;
 }

@@ -10,6 +10,7 @@
 
 #include "calibrate/fit/collective_fit.hpp"
 #include "calibrate/fit/gemm_fit.hpp"
+#include "calibrate/fit/kernel_fit.hpp"
 #include "calibrate/fit/memory_fit.hpp"
 #include "calibrate/fit/nccl_series.hpp"
 #include "calibrate/fit/storage_fit.hpp"
@@ -60,10 +61,24 @@ struct Calibration {
   std::optional<TransferFit> transfer;
   std::optional<double> attention_fraction;  // FlashAttention-2 TFLOP/s / BF16 peak
   std::string attention_file;
+  // An operator profile's kernel fit (at most one profile is fitted), and every other profile
+  // predicted with it (held out), its errors over the rows of kKernelMinTokens tokens or more.
+  std::optional<KernelFit> kernels;
+  struct ProfilePrediction {
+    std::string file;
+    ProfileErrors errors;
+  };
+  std::vector<ProfilePrediction> kernel_predictions;
   std::vector<PointReport> points;
-  std::optional<FitResult> held_out;  // evaluate() over every held-out point
-  std::vector<std::string> notes;     // assumptions and what was not fitted, for the report
+  // evaluate() over every held-out point but the kernels' (a profile's thousands of operators
+  // would outweigh the rest; kernel_predictions reports them)
+  std::optional<FitResult> held_out;
+  std::vector<std::string> notes;  // assumptions and what was not fitted, for the report
 };
+
+// The token counts the kernel model's held-out errors are summarised over: below them a
+// forward pass is bound by launches and latency, which no serving or training step at scale runs.
+inline constexpr std::int64_t kKernelMinTokens = 256;
 
 // Runs the fits. `held_out_files` are predicted, never fitted. Throws std::invalid_argument when
 // two files measure the same thing (two software versions of one system make two profiles) or

@@ -85,6 +85,26 @@ const GemmFit* curve_fit(const Calibration& c, std::string& precision) {
   return nullptr;
 }
 
+// An operator profile's fit, under accelerator.efficiency (it follows the other efficiencies):
+// the BF16 tile model and each memory-bound kernel's cost, under their declared keys.
+void write_kernel_fit(std::ostringstream& y, const KernelFit& fit) {
+  y << "    gemm_tiles_bf16:  # the tile model fitted on the operator profile's GEMMs (fits.kernels)\n";
+  const hw::GemmTiles tiles{static_cast<const hw::GemmTileCosts&>(fit.gemm.model), true, hw::Precision::kBf16};
+  for (const auto& p : hw::gemm_tiles_parameters()) {
+    y << "      " << p.key << ": " << params::exact_text(p.quantity, p.get(tiles), p.choices) << "\n";
+  }
+  y << "    memory_kernels:  # each memory-bound kernel's measured cost (fits.kernels)\n";
+  for (std::size_t k = 0; k < hw::kMemoryKernels; ++k) {
+    y << "      " << hw::to_string(static_cast<hw::MemoryKernel>(k)) << ": {";
+    bool first = true;
+    for (const auto& p : hw::memory_kernel_parameters()) {
+      y << (first ? "" : ", ") << p.key << ": " << params::exact_text(p.quantity, p.get(fit.memory[k]), p.choices);
+      first = false;
+    }
+    y << "}\n";
+  }
+}
+
 // The node's drives for a scenario's local_nvme tier: the sequential read and write bandwidths and
 // the random-read IOPS, each from the fio group with the most I/O in flight.
 void write_local_nvme(std::ostringstream& y, const std::vector<StorageFit>& fits) {
@@ -146,7 +166,7 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
 
   std::string precision;
   const GemmFit* gemm = curve_fit(c, precision);
-  if (gemm || c.hbm || c.attention_fraction) {
+  if (gemm || c.hbm || c.attention_fraction || c.kernels) {
     y << "accelerator:\n  base: " << system.accelerator.name << "\n  efficiency:\n";
     // The fitted efficiencies under their declared keys (hw::efficiency_parameters()).
     hw::DefaultEfficiencies fitted;
@@ -185,6 +205,7 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
              "GEMM\n";
       }
     }
+    if (c.kernels) write_kernel_fit(y, *c.kernels);
   }
   if (c.collectives) {
     const CollectiveFit& f = *c.collectives;
@@ -251,6 +272,23 @@ std::string profile_yaml(const Calibration& c, const SystemFacts& system, const 
   if (c.attention_fraction) {
     y << "  attention:\n    file: " << quoted(c.attention_file) << "\n    fraction: " << num(*c.attention_fraction)
       << "\n";
+  }
+  if (c.kernels) {
+    y << "  kernels:\n    file: " << quoted(c.kernels->file) << "\n    gemm:\n";
+    write_quality(y, "      ", c.kernels->gemm.fit);
+    write_parameters(y, "      ", c.kernels->gemm.fit);
+    for (std::size_t k = 0; k < hw::kMemoryKernels; ++k) {
+      y << "    " << hw::to_string(static_cast<hw::MemoryKernel>(k)) << ":\n";
+      write_quality(y, "      ", c.kernels->memory_fit[k]);
+    }
+    y << "    held_out:" << (c.kernel_predictions.empty() ? " []" : "") << "\n";
+    for (const auto& p : c.kernel_predictions) {
+      y << "      - {file: " << quoted(p.file) << ", min_tokens: " << kKernelMinTokens
+        << ", gemm_median_rel_error: " << num(p.errors.gemm_median)
+        << ", memory_median_rel_error: " << num(p.errors.memory_median)
+        << ", layer_median_rel_error: " << num(p.errors.layer_median)
+        << ", layer_worst_rel_error: " << num(p.errors.layer_worst) << "}\n";
+    }
   }
   if (c.held_out) {
     y << "  held_out:\n";

@@ -62,6 +62,7 @@ std::size_t rows_of(const calib::Measurement& m) {
         if constexpr (std::is_same_v<T, calib::FioRuns>) return x.results.size();
         if constexpr (std::is_same_v<T, calib::TransferBandwidth>) return x.tests.size();
         if constexpr (std::is_same_v<T, calib::AttentionResult>) return x.points.size();
+        if constexpr (std::is_same_v<T, calib::OperatorProfile>) return x.rows.size();
         return 0;
       },
       m);
@@ -243,6 +244,33 @@ CalibrationRun run_calibration(const CalibrationRequest& o) {
   return run;
 }
 
+namespace {
+
+// The operator profile's fit: the BF16 tile model, each memory-bound kernel's cost, and the
+// held-out profiles' errors over their rows of kKernelMinTokens tokens or more.
+void print_kernel_fit(std::FILE* out, const calib::Calibration& c) {
+  const calib::KernelFit& k = *c.kernels;
+  std::fprintf(out, "## kernels of %s: BF16 GEMMs by the tile model over %d compute units\n", k.file.c_str(),
+               k.gemm.model.sms);
+  print_parameters(out, k.gemm.fit);
+  for (std::size_t i = 0; i < hw::kMemoryKernels; ++i) {
+    const hw::MemoryKernelCost& m = k.memory[i];
+    std::fprintf(out, "#   %-10s launch %.3g us, %.4g TB/s, at least %.3g us (median error %.1f%%)\n",
+                 std::string(hw::to_string(static_cast<hw::MemoryKernel>(i))).c_str(), m.launch_s * 1e6,
+                 m.bytes_per_s / 1e12, m.min_s * 1e6, 100 * k.memory_fit[i].median_abs_rel_error);
+  }
+  for (const auto& p : c.kernel_predictions) {
+    std::fprintf(out,
+                 "# held out %s (rows of >= %lld tokens): GEMM median %+.1f%%, memory-bound median %+.1f%%, "
+                 "layer median %+.1f%%, worst layer %+.1f%% (%lld tokens, TP %d)\n",
+                 p.file.c_str(), static_cast<long long>(calib::kKernelMinTokens), 100 * p.errors.gemm_median,
+                 100 * p.errors.memory_median, 100 * p.errors.layer_median, 100 * p.errors.layer_worst,
+                 static_cast<long long>(p.errors.worst_tokens), p.errors.worst_tp);
+  }
+}
+
+}  // namespace
+
 void write_calibration_report(std::FILE* out, const CalibrationRun& run) {
   const calib::Calibration& c = run.calibration;
   const MeasuredSystem& system = run.system;
@@ -305,6 +333,7 @@ void write_calibration_report(std::FILE* out, const CalibrationRun& run) {
     std::fprintf(out, " of the rate\n");
   }
   if (c.attention_fraction) std::fprintf(out, "## attention: %.4f of the BF16 peak\n", *c.attention_fraction);
+  if (c.kernels) print_kernel_fit(out, c);
   if (run.scaling) print_scaling(out, *run.scaling, system);
 }
 
@@ -313,6 +342,7 @@ void write_calibration_summary(std::FILE* out, const CalibrationRun& run) {
   if (c.collectives) print_fit(out, "collectives", c.collectives->result);
   for (const auto& g : c.gemm) print_fit(out, ("gemm " + g.dtype).c_str(), g.fit);
   if (c.hbm) print_fit(out, "hbm", c.hbm->fit);
+  if (c.kernels) print_fit(out, "kernels gemm bf16", c.kernels->gemm.fit);
   if (c.held_out) print_fit(out, "held_out", *c.held_out);
 }
 

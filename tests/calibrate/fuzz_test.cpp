@@ -127,6 +127,13 @@ void check_valid(const Measurement& m, int lines) {
       CHECK(in_file(p.line));
       CHECK(finite_nonnegative(p.tflops));
     }
+  } else if (const auto* profile = std::get_if<calib::OperatorProfile>(&m)) {
+    REQUIRE_FALSE(profile->rows.empty());
+    for (const auto& row : profile->rows) {
+      CHECK(in_file(row.line));
+      CHECK((row.tokens >= 1 && row.tp >= 1));
+      for (double t : row.median_s) CHECK((std::isfinite(t) && t > 0));
+    }
   }
 }
 

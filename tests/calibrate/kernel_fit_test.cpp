@@ -13,6 +13,7 @@
 #include <string>
 
 #include "calibrate/errors.hpp"
+#include "calibrate/measurement.hpp"
 #include "calibrate/parsers/operator_profile.hpp"
 #include "scenarios/accelerator_catalog.hpp"
 #include "tests/calibrate/calibration_files.hpp"
@@ -119,6 +120,15 @@ TEST_CASE("a memory-bound kernel's cost: max(min, launch + bytes / rate)") {
 TEST_CASE("operator profiles: the published files parse, bad ones name file, line and column") {
   const OperatorProfile p = profile("h100/Llama-2-7b-hf");
   CHECK(p.rows.size() == 1044);
+  // The front door recognises every profile by its header (Vidur's folders nest by GPU, so
+  // load_folder of the top folder reads none of them).
+  for (const char* name :
+       {"h100/Llama-2-7b-hf", "h100/Llama-2-70b-hf", "h100/CodeLlama-34b-Instruct-hf", "a100/Llama-2-70b-hf"}) {
+    const auto m =
+        fathom::calib::load_measurement(data_path(std::string("vidur-operator-profiles/compute/") + name + ".mlp.csv"));
+    CHECK(fathom::calib::kind_of(m) == "operator-profile");
+    CHECK(std::get<OperatorProfile>(m).rows.size() == 1044);
+  }
   CHECK(p.model.hidden == 4096);
   CHECK(p.model.kv_heads == 32);
   CHECK(p.model.gated);

@@ -39,6 +39,7 @@ std::size_t rows_of(const Measurement& m) {
     std::size_t operator()(const fathom::calib::FioRuns& v) const { return v.results.size(); }
     std::size_t operator()(const fathom::calib::TransferBandwidth& v) const { return v.tests.size(); }
     std::size_t operator()(const fathom::calib::AttentionResult& v) const { return v.points.size(); }
+    std::size_t operator()(const fathom::calib::OperatorProfile& v) const { return v.rows.size(); }
   };
   return std::visit(Rows{}, m);
 }
@@ -100,8 +101,7 @@ TEST_CASE("every file of data/calibration-data parses, with the row counts SOURC
   const auto root = data_path("");
   std::set<std::string> seen;
   for (const auto& folder : std::filesystem::directory_iterator(root)) {
-    // Vidur's operator profiles are read by their own parser (kernel_fit_test.cpp), not load_folder.
-    if (!folder.is_directory() || folder.path().filename() == "vidur-operator-profiles") continue;
+    if (!folder.is_directory()) continue;
     const std::vector<Measurement> measurements = load_folder(folder.path());
     std::string previous;
     for (const Measurement& m : measurements) {

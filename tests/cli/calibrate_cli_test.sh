@@ -35,6 +35,42 @@ check "the points CSV has its header" grep -qx "file,kind,label,x,measured,predi
   <(head -1 "$tmp/h100.csv")
 check "and one row per point (24 sizes, 9 shapes, 5 kernels, 8 fio rows)" test "$(wc -l <"$tmp/h100.csv")" -eq 47
 
+# Vidur's measured H100 operator profiles: the kernel model fitted on Llama-2-7B, the other two
+# models held out, the fit written as the profile's gemm_tiles_bf16 and memory_kernels, and a
+# training scenario with it gives the catalog's step (the catalog carries the same fit).
+vidur="$data/vidur-operator-profiles/compute/h100"
+out=$("$fathom" calibrate "$vidur/Llama-2-7b-hf.mlp.csv" "$vidur/Llama-2-70b-hf.mlp.csv" \
+  "$vidur/CodeLlama-34b-Instruct-hf.mlp.csv" --holdout-files '*70b*' --holdout-files '*34b*' --node dgx-h100 \
+  -o "$tmp/kernels.yaml" --points "$tmp/kernels.csv"); rc=$?
+check "calibrate on the operator profiles exits 0" test "$rc" -eq 0
+check "one profile fitted, two held out" grep -q "1 file(s) fitted, 2 held out" <<<"$out"
+check "the BF16 GEMM fit's summary line" grep -qE '^kernels gemm bf16: points=4176 ' <<<"$out"
+for model in Llama-2-70b-hf CodeLlama-34b-Instruct-hf; do
+  line=$(grep "held out .*$model" <<<"$out")
+  check "$model held out: its errors printed" test -n "$line"
+  for class in GEMM memory-bound layer; do
+    e=$(sed -E "s/.*$class median ([-+][0-9.]+)%.*/\1/" <<<"$line")
+    check "$model: $class median within 5% ($e%)" awk -v e="$e" 'BEGIN { exit !(e <= 5 && e >= -5) }'
+  done
+done
+check "the profile carries gemm_tiles_bf16" grep -q "^    gemm_tiles_bf16:" "$tmp/kernels.yaml"
+for kernel in norm rotary activation residual; do
+  check "the profile carries the $kernel kernel's cost" grep -qE "^      $kernel: \{launch: " "$tmp/kernels.yaml"
+done
+check "one point per operator of every row (3 profiles x 1,044 rows x 9 operators)" \
+  test "$(wc -l <"$tmp/kernels.csv")" -eq $((3 * 1044 * 9 + 1))
+"$fathom" calibrate "$vidur/Llama-2-7b-hf.mlp.csv" "$vidur/Llama-2-70b-hf.mlp.csv" --node dgx-h100 \
+  -o "$tmp/two.yaml" >/dev/null 2>"$tmp/two.err"; rc=$?
+check "two operator profiles to fit exit 2" test "$rc" -eq 2
+check "and say to hold one out" grep -q "fit one and hold the others out" "$tmp/two.err"
+check "no profile is written then" test ! -e "$tmp/two.yaml"
+sed 's|^cluster:|calibration: kernels.yaml\ncluster:|' "$source_dir/scenarios/examples/pilot-16-nodes.yaml" \
+  >"$tmp/pilot-kernels.yaml"
+with=$("$fathom" simulate "$tmp/pilot-kernels.yaml" | grep -m1 '^step time' | awk '{print $3}')
+without=$("$fathom" simulate "$source_dir/scenarios/examples/pilot-16-nodes.yaml" | grep -m1 '^step time' | awk '{print $3}')
+check "the profile's kernels give the catalog's step (within 0.1%: $with s, $without s)" \
+  awk -v a="$with" -v b="$without" 'BEGIN { d = a / b - 1; exit !(d < 0.001 && d > -0.001) }'
+
 # The A100 VM's ring all-reduce: NCCL's protocols by size, fitted.
 out=$("$fathom" calibrate "$data/azure-nd-a100-v4/nccl_all_reduce.csv" -o "$tmp/a100.yaml"); rc=$?
 check "calibrate on the Azure A100 all-reduce exits 0" test "$rc" -eq 0
