@@ -22,6 +22,15 @@ double layer_parameters_per_rank(const TrainingSpec& spec) {
   return attention + mlp + 2 * h;  // two norms' weights, replicated
 }
 
+double layer_linear_parameters_per_rank(const TrainingSpec& spec) {
+  return layer_parameters_per_rank(spec) - 2.0 * spec.model.hidden;
+}
+
+double gathered_weight_bytes(const TrainingSpec& spec, double params, double linear) {
+  const bool fp8_weights = spec.precision == hw::Precision::kFp8 && spec.fp8_params;
+  return 2 * params - (fp8_weights ? linear : 0.0);
+}
+
 double layer_activation_bytes(const TrainingSpec& spec) {
   const TransformerSpec& m = spec.model;
   const ParallelSpec& p = spec.parallel;
@@ -93,8 +102,7 @@ MemoryReport memory_per_rank(const TrainingSpec& spec, const hw::AcceleratorSpec
   const double shards = static_cast<double>(p.dp) * p.cp;
   const double tokens = static_cast<double>(spec.micro_batch) * spec.sequence / p.cp;
   // Linear-layer parameters of one layer (all but the two norms), for FP8's weight copies.
-  const double norms = 2.0 * m.hidden;
-  const double linear_per_layer = layer_parameters_per_rank(spec) - norms;
+  const double linear_per_layer = layer_linear_parameters_per_rank(spec);
   const double per_layer_activations = layer_activation_bytes(spec);
   // FP32 logits and their gradient for one micro-batch at the output layer.
   const double logits = 2 * 4 * tokens * static_cast<double>(m.vocab) / p.tp;
@@ -114,16 +122,19 @@ MemoryReport memory_per_rank(const TrainingSpec& spec, const hw::AcceleratorSpec
     const auto su = static_cast<std::size_t>(s);
     StageMemory mem;
     for (int c = 0; c < v; ++c) mem.parameters += chunk_parameters(spec, layout, s, c);
-    const double fp8_copies = spec.precision == hw::Precision::kFp8 ? 2 * linear_per_layer * layers[su] : 0.0;
+    // FP8's copies beside the BF16 weights; with fp8_params they are the weights (no copies).
+    const bool fp8_copies_kept = spec.precision == hw::Precision::kFp8 && !spec.fp8_params;
+    const double fp8_copies = fp8_copies_kept ? 2 * linear_per_layer * layers[su] : 0.0;
     mem.weights = (2 * mem.parameters + fp8_copies) / (p.zero_stage >= 3 ? shards : 1);
-    mem.gradients = 4 * mem.parameters / (p.zero_stage >= 2 ? shards : 1);
+    mem.gradients = p.grad_reduce_bytes * mem.parameters / (p.zero_stage >= 2 ? shards : 1);
     mem.optimizer = 12 * mem.parameters / (p.zero_stage >= 1 ? shards : 1);
     mem.activations = activations[su];
     mem.communication = 2 * std::min(p.bucket_bytes, mem.gradients);
     if (p.zero_stage >= 3 && shards > 1) {
       // ZeRO-3 gathers each layer's BF16 weights before using them: the layer being computed
       // and the zero_prefetch layers gathered ahead of it are whole at once.
-      mem.communication += 2 * (1.0 + p.zero_prefetch) * layer_parameters_per_rank(spec);
+      mem.communication +=
+          (1.0 + p.zero_prefetch) * gathered_weight_bytes(spec, layer_parameters_per_rank(spec), linear_per_layer);
     }
     mem.runtime = accelerator.runtime_reserve_bytes;
     if (mem.total() > report.peak_bytes) {

@@ -7,10 +7,14 @@
 //     parameter. ZeRO-1 (the distributed optimizer) shards the 12 over the data-parallel ranks,
 //     ZeRO-2 the gradients too, ZeRO-3 the weights too. With context parallelism the CP ranks
 //     hold the same weights, so Megatron shards over DP x CP.
+//   - The main gradients are kept in the precision they are reduced in (`grad_reduce`: Megatron's
+//     gradient buffer is FP32 with grad_reduce_in_fp32, the parameters' BF16 without): 4 or 2
+//     bytes per parameter.
 //   - FP8 (Transformer Engine): each linear layer also keeps an FP8 copy of its weight and the
-//     transpose the backward GEMMs read (2 bytes per linear parameter); the activations it
-//     saves for a linear layer are the FP8 input and its transpose, the same 2 bytes per
-//     element as the BF16 input they replace.
+//     transpose the backward GEMMs read (2 bytes per linear parameter); with `fp8_params`
+//     (fp8_model_init) those are the weight itself and no BF16 copy is kept, so a linear
+//     parameter takes 2 bytes instead of 4. The activations it saves for a linear layer are the
+//     FP8 input and its transpose, the same 2 bytes per element as the BF16 input they replace.
 //   - Activations per layer per micro-batch follow Korthikanti et al. 2022 ("Reducing
 //     Activation Recomputation in Large Transformer Models"), generalised to GQA, SwiGLU and
 //     MoE: s b h (34 + 5 a s / h) bytes for a GPT layer without parallelism; the 5 a s / h
@@ -52,6 +56,12 @@ struct MemoryReport {
 
 // Parameters of one transformer layer held by one rank (TP and EP shards).
 double layer_parameters_per_rank(const TrainingSpec& spec);
+// The part of them in the linear layers (all but the two norms): the weights FP8 runs cast.
+double layer_linear_parameters_per_rank(const TrainingSpec& spec);
+// Bytes one gather of `params` weights moves across the data-parallel ranks, `linear` of them in
+// linear layers: 2 a parameter (BF16), 1 for a linear layer's with `fp8_params` (Megatron-LM's
+// --fp8-param-gather).
+double gathered_weight_bytes(const TrainingSpec& spec, double params, double linear);
 // Parameters one rank holds for model chunk `chunk` of stage `stage` under `layout`
 // (pipeline_layout()): its layers, plus the input embedding on the first virtual stage and the
 // output layer on the last (with tied embeddings, a copy there when it is another stage).

@@ -86,8 +86,12 @@ std::pair<double, double> StepBuilder::zero3_passes(int stage, int chunk, double
   const int backward_gathers = spec_.recompute == Recompute::kFull ? 2 : 1;
   // Every (stage, chunk) pass runs m times a step; each stage stands for 1/p of the traffic.
   const double calls = static_cast<double>(m) / p;
+  // A module's gather: the layer's linear weights in FP8 with fp8_params, the rest in BF16.
+  const double layer_linear = layers > 0 ? layer_linear_parameters_per_rank(spec_) : 0.0;
   auto gather = [&](double params, double per_pass) {
-    return params > 0 ? comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * params, per_pass * calls) : 0.0;
+    return params > 0 ? comms_.data_parallel(coll::Op::kAllGather, dp_groups,
+                                             gathered_weight_bytes(spec_, params, layer_linear), per_pass * calls)
+                      : 0.0;
   };
   auto scatter = [&](double params) {
     return params > 0 ? comms_.data_parallel(coll::Op::kReduceScatter, dp_groups, par.grad_reduce_bytes * params, calls)

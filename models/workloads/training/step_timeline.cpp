@@ -100,7 +100,7 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
   // (Transformer Engine caches them across micro-batches): 2 bytes read, 1 + 1 written.
   double fp8_weight_bytes = 0;
   if (spec_.precision == hw::Precision::kFp8) {
-    const double linear = layer_parameters_per_rank(spec_) - 2.0 * spec_.model.hidden;
+    const double linear = layer_linear_parameters_per_rank(spec_);
     for (int c = 0; c < v; ++c) fp8_weight_bytes += 4 * linear * layout_[static_cast<std::size_t>(c * p + s)];
   }
   const compute::Kernel adam{"optimizer", compute::KernelKind::kMemory, 0,
@@ -112,9 +112,14 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
   // ZeRO 1-2: gather the updated BF16 parameters; hidden behind the next step's forward
   // when overlapped (Megatron's overlap_param_gather), exposed otherwise.
   if (has_dp && par.zero_stage >= 1 && par.zero_stage < 3) {
-    const double gather = comms_.data_parallel(coll::Op::kAllGather, dp_groups, 2 * local_params, 1.0 / p);
+    double local_linear = 0;
+    for (int c = 0; c < v; ++c) {
+      local_linear += layer_linear_parameters_per_rank(spec_) * layout_[static_cast<std::size_t>(c * p + s)];
+    }
+    const double bytes = gathered_weight_bytes(spec_, local_params, local_linear);
+    const double gather = comms_.data_parallel(coll::Op::kAllGather, dp_groups, bytes, 1.0 / p);
     const sim::SimTime g = sim::SimTime::from_seconds(gather);
-    stage.dp_spans.push_back({end, end + g, 2 * local_params});
+    stage.dp_spans.push_back({end, end + g, bytes});
     if (!par.overlap_param_gather) {
       end = end + g;
       bd.dp += g.to_seconds();

@@ -53,6 +53,18 @@ const std::vector<P>& training_parameters() {
        false,
        kNoMax,
        true},
+      {"fp8_params",
+       Quantity::kBool,
+       FATHOM_PARAMETER_MEMBER(TrainingSpec, fp8_params),
+       "with `precision: fp8`, the linear layers' weights are kept in FP8 only (1 byte and the 1-byte transpose the "
+       "backward reads, no 16-bit copy) and the distributed optimizer gathers them in FP8 "
+       "([training.md](training.md#memory-per-rank))",
+       "Transformer Engine's fp8_model_init, off by default (NeMo's fp8_params, Megatron-LM's --fp8-param-gather)",
+       {},
+       {},
+       false,
+       kNoMax,
+       true},
       {"recompute",
        Quantity::kChoice,
        [](const TrainingSpec& t) {

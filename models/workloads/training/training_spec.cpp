@@ -30,6 +30,10 @@ void check(const TrainingSpec& spec) {
              " shared expert(s)",
          "fathom serves such a model (workload kind: inference) but does not train it (docs/models.md)");
   }
+  if (spec.fp8_params && spec.precision != hw::Precision::kFp8) {
+    fail("fp8_params", "`precision: fp8` (the weights can be kept in FP8 only when the GEMMs run in FP8)",
+         "precision " + std::string(hw::to_string(spec.precision)));
+  }
   if (p.tp < 1 || p.pp < 1 || p.cp < 1 || p.ep < 1) {
     fail("parallel", "tp, pp, cp and ep of 1 or more",
          "tp " + str(p.tp) + ", pp " + str(p.pp) + ", cp " + str(p.cp) + ", ep " + str(p.ep));

@@ -95,6 +95,10 @@ struct TrainingSpec {
   int global_batch = 0;                            // samples per step
   int micro_batch = 1;                             // samples per micro-batch per data-parallel replica
   hw::Precision precision = hw::Precision::kBf16;  // GEMM precision (FP8: GEMMs only, as Transformer Engine)
+  // FP8 only: the linear layers' weights live in FP8 alone, with no 16-bit copy (Transformer
+  // Engine's fp8_model_init; NeMo's `fp8_params`, Megatron-LM's `--fp8-param-gather`), and the
+  // distributed optimizer gathers them in FP8.
+  bool fp8_params = false;
   Recompute recompute = Recompute::kSelective;
   bool flash_attention = true;  // fused attention: no s x s scores in memory
   LinearBias linear_bias = LinearBias::kFused;

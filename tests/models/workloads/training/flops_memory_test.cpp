@@ -178,6 +178,42 @@ TEST_CASE("the runtime reserve and FP8's weight copies count against HBM") {
   CHECK(fp8.activations == bf16.activations);
 }
 
+TEST_CASE("fp8_params keeps the linear weights in FP8 alone; grad_reduce sets the main gradients' bytes") {
+  fathom::hw::AcceleratorSpec gpu;
+  gpu.hbm_bytes = 80.0 * (1ULL << 30);
+  TrainingSpec s = run(llama3_70b(), 8, 4, 64, 64);
+  s.precision = fathom::hw::Precision::kFp8;
+  const auto schedule = one_f_one_b(4, s.micro_batches());
+  const StageMemory copies = memory_per_rank(s, gpu, schedule).stages[1];
+  s.fp8_params = true;
+  const StageMemory fp8_only = memory_per_rank(s, gpu, schedule).stages[1];
+  // Hand count, a middle stage of 20 layers: each linear parameter drops its BF16 copy (2 bytes)
+  // and keeps its FP8 weight and transpose (1 + 1); the norms stay BF16. So the weights are 2
+  // bytes a parameter, as BF16 alone, and 2 bytes a linear parameter fewer than with copies.
+  const double params = fp8_only.parameters;
+  const double linear = layer_linear_parameters_per_rank(s) * 20;
+  CHECK(fp8_only.weights == doctest::Approx(2 * params));
+  CHECK(copies.weights - fp8_only.weights == doctest::Approx(2 * linear));
+  CHECK(fp8_only.optimizer == copies.optimizer);  // the FP32 master weights and moments stay
+  // The distributed optimizer's gather: a linear parameter in 1 byte, the rest in 2.
+  CHECK(gathered_weight_bytes(s, params, linear) == doctest::Approx(2 * params - linear));
+  s.fp8_params = false;
+  CHECK(gathered_weight_bytes(s, params, linear) == doctest::Approx(2 * params));
+
+  // Main gradients: FP32 (Megatron's grad_reduce_in_fp32) 4 bytes a parameter; BF16 2.
+  CHECK(copies.gradients == doctest::Approx(4 * params));
+  s.parallel.grad_reduce_bytes = 2;
+  CHECK(memory_per_rank(s, gpu, schedule).stages[1].gradients == doctest::Approx(2 * params));
+  // ZeRO-2 shards them either way.
+  s.parallel.zero_stage = 2;
+  CHECK(memory_per_rank(s, gpu, schedule).stages[1].gradients == doctest::Approx(2 * params / s.parallel.dp));
+
+  // fp8_params without FP8 GEMMs is refused at its key.
+  s.precision = fathom::hw::Precision::kBf16;
+  s.fp8_params = true;
+  CHECK_THROWS_WITH_AS(check(s), doctest::Contains("fp8_params"), std::invalid_argument);
+}
+
 TEST_CASE("interleaved activations: each chunk counted at its own layers, per Megatron's warm-up") {
   fathom::hw::AcceleratorSpec gpu;
   gpu.hbm_bytes = 80.0 * (1ULL << 30);
