@@ -89,8 +89,9 @@ const std::vector<P>& parallel_parameters() {
       {"overlap_p2p", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, overlap_p2p),
        "pipeline sends beside compute (false: the sender waits, as Megatron's 1F1B)", kMegatron},
       {"tp_overlap", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, tp_overlap),
-       "pipeline sequence parallelism's all-gathers and reduce-scatters with their GEMMs in tp chunks (Transformer "
-       "Engine userbuffers, Megatron-LM's `--tp-comm-overlap`); needs tp > 1 with `sequence_parallel`",
+       "run sequence parallelism's all-gathers and reduce-scatters beside their GEMMs as Transformer Engine's "
+       "userbuffers do (Megatron-LM's `--tp-comm-overlap`), each GEMM slowed by the SMs its collective holds "
+       "([training.md](training.md#tensor-parallel-overlap)); needs tp > 1 with `sequence_parallel`",
        "Megatron-LM's --tp-comm-overlap is off by default"},
       {"zero_prefetch", Quantity::kNonNegativeInt, FATHOM_PARAMETER_MEMBER(ParallelSpec, zero_prefetch),
        "ZeRO-3: modules whose parameters are gathered ahead of the one computing (FSDP's prefetch); 0 gathers on "

@@ -46,9 +46,13 @@ PassParts StepBuilder::phase_parts(const Phase& phase, double attention_seconds)
         const auto t = comms_.group(c.op, groups_.tp, c.bytes);
         const double seconds = note("tp " + std::string(coll::to_string(c.op)), t);
         const auto gemm = gemm_seconds.find(c.gemm);
-        parts.tp += spec_.parallel.tp_overlap && gemm != gemm_seconds.end()
-                        ? tp_overlap_exposed_seconds(seconds, gemm->second, spec_.parallel.tp)
-                        : seconds;
+        if (spec_.parallel.tp_overlap && gemm != gemm_seconds.end()) {
+          const TpOverlapMethod method = tp_overlap_method(c.op, c.gemm, spec_.parallel.tp);
+          parts.tp += tp_overlap_exposed_seconds(seconds, gemm->second, method.chunks,
+                                                 tp_overlap_gemm_slowdown(acc_.compute_units, method.comm_sms));
+        } else {
+          parts.tp += seconds;
+        }
         break;
       }
       case CommGroup::kEp: {

@@ -63,6 +63,35 @@ TEST_CASE("TP overlap: c + (n - 1) max(c, g) + g - G exposed for n chunks") {
   CHECK(tp_overlap_exposed_seconds(4.0, 8.0, 1) == doctest::Approx(4.0));
   CHECK(tp_overlap_exposed_seconds(4.0, 0.0, 8) == doctest::Approx(4.0));
   CHECK(tp_overlap_exposed_seconds(0.0, 8.0, 8) == 0);
-  // Never more than without overlap.
+  // Never more than without overlap while the GEMM keeps its speed.
   for (double g : {0.5, 1.0, 2.0, 16.0}) CHECK(tp_overlap_exposed_seconds(3.0, g, 8) <= 3.0 + 1e-12);
+}
+
+TEST_CASE("TP overlap is not free: the GEMM beside the collective runs on the SMs it leaves") {
+  // H100: 132 SMs; the attention projection's reduce-scatter (NeMo's proj_fprop: pipeline, 4
+  // splits, 24 SMs with an SM margin) slows its GEMM by 132 / 108.
+  const double slow = tp_overlap_gemm_slowdown(132, 24);
+  CHECK(slow == doctest::Approx(132.0 / 108.0));
+  CHECK(tp_overlap_gemm_slowdown(0, 24) == 1);   // SM count unknown
+  CHECK(tp_overlap_gemm_slowdown(132, 0) == 1);  // a copy-engine transfer holds none
+  CHECK(tp_overlap_gemm_slowdown(16, 24) == 1);  // would leave no SM: not modelled as a slowdown
+  // Hand count: GEMM 8, communication 4, 4 pieces: c = 1, g = 8 x 132/108 / 4 = 2.444;
+  // elapsed = 1 + 3 x 2.444 + 2.444 = 10.78; exposed 2.78, more than the 0.5 + 1.5 hidden for free.
+  const double g = 8.0 * slow / 4;
+  CHECK(tp_overlap_exposed_seconds(4.0, 8.0, 4, slow) == doctest::Approx(1 + 3 * g + g - 8));
+  // A short collective beside a long GEMM now costs more than it would exposed (the finding:
+  // overlap turned on made recipes slower in fathom's model only when it was free).
+  CHECK(tp_overlap_exposed_seconds(0.5, 40.0, 4, slow) > 0.5);
+  // Bulk (chunks 0): the whole collective beside the whole GEMM.
+  CHECK(tp_overlap_exposed_seconds(4.0, 8.0, 0, 1.0) == 0);
+  CHECK(tp_overlap_exposed_seconds(10.0, 8.0, 0, 1.0) == doctest::Approx(2.0));
+  CHECK(tp_overlap_exposed_seconds(1.0, 8.0, 0, 132.0 / 128) == doctest::Approx(8.0 * 132 / 128 - 8));
+  // The methods: NeMo's H100 configuration by collective and GEMM.
+  using fathom::coll::Op;
+  CHECK(tp_overlap_method(Op::kReduceScatter, "attention_projection", 8).comm_sms == 24);
+  CHECK(tp_overlap_method(Op::kReduceScatter, "mlp_down", 8).comm_sms == 16);
+  CHECK(tp_overlap_method(Op::kReduceScatter, "mlp_down", 8).chunks == 4);
+  CHECK(tp_overlap_method(Op::kAllGather, "qkv", 8).chunks == 8);
+  CHECK(tp_overlap_method(Op::kReduceScatter, "qkv", 8).chunks == 0);
+  CHECK(tp_overlap_method(Op::kAllReduce, "qkv", 8).chunks == 1);
 }
