@@ -166,7 +166,7 @@ void add_operator_profile(Calibration& c, const OperatorProfile& profile, bool h
   if (!held && c.kernels) {
     throw std::invalid_argument(profile.file + " and " + c.kernels->file +
                                 ": both are operator profiles to fit; fit one and hold the others out "
-                                "(--holdout-file) to see how the fit predicts them");
+                                "(--holdout-files) to see how the fit predicts them");
   }
   hw::AcceleratorSpec accelerator = system.accelerator;
   if (!held) {
