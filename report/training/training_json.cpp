@@ -180,6 +180,18 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
     j.value(c.seconds);
   }
   j.end_object();
+  // The compute component by kernel class (seconds; they sum to breakdown.compute).
+  j.key("compute_by_kernel");
+  j.begin_object();
+  j.key("gemm");
+  j.value(r.breakdown.kernels.gemm);
+  j.key("attention");
+  j.value(r.breakdown.kernels.attention);
+  j.key("memory_bound");
+  j.value(r.breakdown.kernels.memory);
+  j.key("fp8_casts");
+  j.value(r.breakdown.kernels.fp8_casts);
+  j.end_object();
   j.key("memory");
   write_memory(j, r.memory);
   j.key("stages");

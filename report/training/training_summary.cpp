@@ -59,6 +59,12 @@ void write_training_summary(std::FILE* out, const TrainingReport& report) {
   for (const auto& c : components(r.breakdown)) {
     std::fprintf(out, "  %-34s %12.6f %6.1f%%\n", c.label, c.seconds, 100 * c.seconds / r.step_seconds);
   }
+  const train::KernelClassSeconds& k = r.breakdown.kernels;
+  if (r.breakdown.compute > 0) {
+    const double c = r.breakdown.compute;
+    std::fprintf(out, "  compute by kernel: GEMM %.1f%%, attention %.1f%%, memory-bound %.1f%%, FP8 casts %.1f%%\n",
+                 100 * k.gemm / c, 100 * k.attention / c, 100 * k.memory / c, 100 * k.fp8_casts / c);
+  }
   std::fprintf(out, "\n  model FLOP/s per GPU     %8.1f TFLOP/s   MFU %.1f%% of %s peak\n", r.model_tflops_per_gpu,
                100 * r.mfu, precision_name(t.precision));
   std::fprintf(out, "  hardware FLOP/s per GPU  %8.1f TFLOP/s (recomputation included)\n", r.hardware_tflops_per_gpu);

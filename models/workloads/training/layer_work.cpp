@@ -94,7 +94,7 @@ Kernel bf16(Kernel k) {
 // cast-transpose kernel that also records the amax for the next step's scale: it reads 2 bytes
 // and writes the FP8 value and its transpose (1 + 1) per element. In forward that is the GEMM's
 // input (rows x inner); in backward the incoming gradient (rows x cols). Nothing under BF16.
-constexpr std::string_view kFp8Cast = "fp8_cast_transpose";
+constexpr std::string_view kFp8Cast = kFp8CastKernel;
 void fp8_cast(std::vector<Kernel>& to, const TrainingSpec& spec, double elements) {
   if (spec.precision == hw::Precision::kFp8) to.push_back({kFp8Cast, KernelKind::kMemory, 0, (kAct + 2) * elements});
 }

@@ -15,6 +15,7 @@
 //     travel there and back by all-to-all (dispatch and combine).
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "models/collectives/algorithms.hpp"
@@ -48,6 +49,10 @@ struct LayerWork {
   Phase backward;   // without recomputation
   Phase recompute;  // forward work redone before backward (empty without recomputation)
 };
+
+// The name of Transformer Engine's cast-transpose kernel before an FP8 GEMM (the breakdown
+// counts it apart from the other memory-bound kernels).
+inline constexpr std::string_view kFp8CastKernel = "fp8_cast_transpose";
 
 // One transformer layer, one micro-batch, one rank.
 LayerWork transformer_layer_work(const TrainingSpec& spec);

@@ -28,8 +28,9 @@ struct PassParts {
   double tp = 0;
   double cp = 0;
   double ep = 0;
-  double dp = 0;  // ZeRO-3 parameter gathers and gradient scatters not hidden by compute
-  double pp = 0;  // blocking pipeline sends and the received activation's reassembly
+  double dp = 0;               // ZeRO-3 parameter gathers and gradient scatters not hidden by compute
+  double pp = 0;               // blocking pipeline sends and the received activation's reassembly
+  KernelClassSeconds kernels;  // `compute` by kernel class
   double total() const { return compute + tp + cp + ep + dp + pp; }
   PassParts& operator+=(const PassParts& o) {
     compute += o.compute;
@@ -38,9 +39,10 @@ struct PassParts {
     ep += o.ep;
     dp += o.dp;
     pp += o.pp;
+    kernels += o.kernels;
     return *this;
   }
-  PassParts scaled(double k) const { return {compute * k, tp * k, cp * k, ep * k, dp * k, pp * k}; }
+  PassParts scaled(double k) const { return {compute * k, tp * k, cp * k, ep * k, dp * k, pp * k, kernels.scaled(k)}; }
 };
 
 struct Groups {

@@ -31,15 +31,34 @@
 namespace fathom::train {
 
 // Seconds per component; for a stage, they add up to its time to the end of the step.
+// A step's compute split by the kind of kernel (docs/training.md, "The breakdown"): the GEMMs,
+// attention, memory-bound kernels, and the FP8 cast-transpose kernels around FP8 GEMMs.
+struct KernelClassSeconds {
+  double gemm = 0;
+  double attention = 0;
+  double memory = 0;     // norms, activations, residuals, softmax, cross-entropy, ...
+  double fp8_casts = 0;  // Transformer Engine's cast-transpose of FP8 GEMMs' operands
+  double total() const { return gemm + attention + memory + fp8_casts; }
+  KernelClassSeconds& operator+=(const KernelClassSeconds& o) {
+    gemm += o.gemm;
+    attention += o.attention;
+    memory += o.memory;
+    fp8_casts += o.fp8_casts;
+    return *this;
+  }
+  KernelClassSeconds scaled(double k) const { return {gemm * k, attention * k, memory * k, fp8_casts * k}; }
+};
+
 struct StepBreakdown {
-  double compute = 0;    // kernels, recomputation included
-  double tp = 0;         // exposed tensor-parallel collectives
-  double cp = 0;         // exposed context-parallel exchange
-  double ep = 0;         // exposed expert-parallel all-to-all
-  double pp = 0;         // waiting on pipeline sends
-  double bubble = 0;     // pipeline fill and drain
-  double dp = 0;         // exposed data-parallel gradient reduction and parameter gathering
-  double optimizer = 0;  // the optimizer's update
+  double compute = 0;          // kernels, recomputation included
+  double tp = 0;               // exposed tensor-parallel collectives
+  double cp = 0;               // exposed context-parallel exchange
+  double ep = 0;               // exposed expert-parallel all-to-all
+  double pp = 0;               // waiting on pipeline sends
+  double bubble = 0;           // pipeline fill and drain
+  double dp = 0;               // exposed data-parallel gradient reduction and parameter gathering
+  double optimizer = 0;        // the optimizer's update
+  KernelClassSeconds kernels;  // `compute` by kernel class: sums to it
   double total() const { return compute + tp + cp + ep + pp + bubble + dp + optimizer; }
 };
 

@@ -38,7 +38,18 @@ PassParts StepBuilder::phase_parts(const Phase& phase, double attention_seconds)
   for (const auto& k : phase.kernels) {
     const double seconds = compute::kernel_seconds(acc_, spec_.precision, k);
     parts.compute += seconds;
-    if (k.kind == compute::KernelKind::kGemm) gemm_seconds[k.name] += seconds;
+    switch (k.kind) {
+      case compute::KernelKind::kGemm:
+        gemm_seconds[k.name] += seconds;
+        parts.kernels.gemm += seconds;
+        break;
+      case compute::KernelKind::kAttention:
+        parts.kernels.attention += seconds;
+        break;
+      case compute::KernelKind::kMemory:
+        (k.name == kFp8CastKernel ? parts.kernels.fp8_casts : parts.kernels.memory) += seconds;
+        break;
+    }
   }
   for (const auto& c : phase.comms) {
     switch (c.group) {

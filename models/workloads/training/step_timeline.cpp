@@ -44,6 +44,7 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
     bd.ep += parts.ep;
     bd.dp += parts.dp;
     bd.pp += parts.pp;
+    bd.kernels += parts.kernels;
     busy += pt.finish - pt.start;
     if (pt.start > prev) {
       const int from = pt.pass.forward ? (s + p - 1) % p : (s + 1) % p;
@@ -58,6 +59,8 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
   // Round-off: the stage's busy time is the sum of whole-ns passes; make parts match it.
   const double parts_sum = bd.compute + bd.tp + bd.cp + bd.ep + bd.dp + bd.pp;
   bd.compute += busy.to_seconds() - parts_sum;
+  // The split by kernel class takes the same round-off, in proportion, so that it sums to compute.
+  if (bd.kernels.total() > 0) bd.kernels = bd.kernels.scaled(bd.compute / bd.kernels.total());
   const double idle = (stage.pipeline_finish - busy).to_seconds();
   bd.pp += pp_wait;
   bd.bubble = idle - pp_wait;

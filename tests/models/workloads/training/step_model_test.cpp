@@ -353,3 +353,25 @@ TEST_CASE("all-gather context parallelism: K and V gathered in forward and backw
   CHECK(ring.breakdown.cp < r.breakdown.cp);
   CHECK(ring.breakdown.compute == doctest::Approx(r.breakdown.compute).epsilon(1e-6));
 }
+
+TEST_CASE("the compute component split by kernel class sums to it; FP8 runs count their casts apart") {
+  const auto cluster = coll::testing::dgx_spec(1, false);
+  TrainingSpec s = spec_for(8, 8, 1, 4);
+  s.micro_batch = 2;
+  s.global_batch = 8;
+  const hw::AcceleratorSpec a = h100();
+  for (const hw::Precision precision : {hw::Precision::kBf16, hw::Precision::kFp8}) {
+    s.precision = precision;
+    const TrainingResult r = simulate_training_step(s, a, cluster, {}, 1);
+    REQUIRE(r.simulated);
+    const KernelClassSeconds& k = r.breakdown.kernels;
+    CHECK(k.total() == doctest::Approx(r.breakdown.compute).epsilon(1e-12));
+    CHECK(k.gemm > 0);
+    CHECK(k.attention > 0);
+    CHECK(k.memory > 0);
+    CHECK((precision == hw::Precision::kFp8 ? k.fp8_casts > 0 : k.fp8_casts == 0));
+    for (const auto& stage : r.stages) {
+      CHECK(stage.breakdown.kernels.total() == doctest::Approx(stage.breakdown.compute).epsilon(1e-12));
+    }
+  }
+}
