@@ -71,6 +71,12 @@ void write_training_trace(std::ostream& out, const TrainingReport& report) {
     }
     trace.complete(pid, 2 * s + 2, "optimizer", st.optimizer_start, st.optimizer_finish - st.optimizer_start,
                    "optimizer");
+    // The stage's compute over the step by kernel class (seconds), as one span over its pipeline.
+    const train::KernelClassSeconds& k = st.breakdown.kernels;
+    trace.thread_name(pid, 2 * stages + s + 1, "compute by kernel class");
+    trace.complete(
+        pid, 2 * stages + s + 1, "compute by kernel class", sim::SimTime{}, st.pipeline_finish, "compute",
+        {{"gemm_s", k.gemm}, {"attention_s", k.attention}, {"memory_bound_s", k.memory}, {"fp8_casts_s", k.fp8_casts}});
   }
   // The busiest links, each a track of the data-parallel spans (every stage's groups share them).
   const int link_pid = stages + 1;
