@@ -75,6 +75,7 @@ std::vector<double*> doubles_of(Evaluated& e) {
           &b.bubble,
           &b.dp,
           &b.optimizer,
+          &b.straggler,
           &e.capex_usd,
           &e.usd_per_run,
           &e.facility_power_w,

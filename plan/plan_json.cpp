@@ -56,14 +56,15 @@ void write_candidate(sim::JsonWriter& j, const PlanResult& r, const Evaluated& e
     j.member("mfu", e.mfu);
     j.member("tokens_per_s", e.tokens_per_s);
     const train::StepBreakdown& b = e.breakdown;
-    const std::array<std::pair<const char*, double>, 8> parts = {{{"compute", b.compute},
+    const std::array<std::pair<const char*, double>, 9> parts = {{{"compute", b.compute},
                                                                   {"tp", b.tp},
                                                                   {"cp", b.cp},
                                                                   {"ep", b.ep},
                                                                   {"pp", b.pp},
                                                                   {"bubble", b.bubble},
                                                                   {"dp", b.dp},
-                                                                  {"optimizer", b.optimizer}}};
+                                                                  {"optimizer", b.optimizer},
+                                                                  {"straggler", b.straggler}}};
     j.key("breakdown_s");
     j.begin_object();
     for (const auto& [name, seconds] : parts) j.member(name, seconds);

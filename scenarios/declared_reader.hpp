@@ -42,6 +42,15 @@ template <class Spec>
 void read_declared(MapReader& section, const std::vector<params::Parameter<Spec>>& declared, Spec& spec,
                    const std::function<void(const ValueReader&)>& note = {}, bool required = false) {
   declare_parameters(section, declared);
+  // A nested section is required only where one of its keys is (a section of optional keys,
+  // such as a training workload's `stragglers`, may be left out).
+  std::map<std::string, bool> nested_required;
+  for (const auto& p : declared) {
+    const std::size_t dot = p.key.find('.');
+    if (dot != std::string_view::npos) {
+      nested_required[std::string(p.key.substr(0, dot))] |= required && !p.optional_in_entry;
+    }
+  }
   std::map<std::string, MapReader> nested;
   for (const auto& p : declared) {
     const std::size_t dot = p.key.find('.');
@@ -49,7 +58,8 @@ void read_declared(MapReader& section, const std::vector<params::Parameter<Spec>
     const std::string parent(p.key.substr(0, dot));
     auto it = nested.find(parent);
     if (it == nested.end()) {
-      it = nested.emplace(parent, required ? section.child(parent) : section.optional_child(parent)).first;
+      it = nested.emplace(parent, nested_required[parent] ? section.child(parent) : section.optional_child(parent))
+               .first;
     }
     it->second.declare({p.key.substr(dot + 1)});
   }

@@ -52,6 +52,8 @@ std::string largest_loss(const GoLiveRun& run) {
       {b.cp, "the context-parallel exchange: a lower cp"},
       {b.ep, "the expert-parallel all-to-all: experts on fewer nodes, or more NIC bandwidth"},
       {b.optimizer, "the optimizer step: a higher ZeRO stage shards it over more ranks"},
+      {b.straggler,
+       "waiting for the slowest GPU: fewer GPUs per synchronous step, or screening out slow GPUs before the run"},
   };
   const auto worst =
       std::max_element(losses.begin(), losses.end(), [](const auto& a, const auto& z) { return a.first < z.first; });
@@ -84,7 +86,8 @@ std::vector<Criterion> throughput(const GoLiveReport& g) {
            "communication and no optimizer time, MFU would reach at most " +
            percent(p.ceiling) + ". The step of the critical stage is " + percent(p.compute_share) + " compute, " +
            percent(p.bubble_share) + " pipeline bubble, " + percent(p.communication_share) +
-           " exposed communication and " + percent(p.optimizer_share) + " optimizer.";
+           " exposed communication, " + percent(p.optimizer_share) + " optimizer and " + percent(p.straggler_share) +
+           " waiting for the slowest rank.";
   if (c.verdict == Verdict::kFail) {
     c.remedy = p.ceiling < (e ? e->expectation.value : g.scenario().report.mfu)
                    ? "the kernels alone cannot reach the target: FP8 precision, larger GEMMs (a larger micro-batch or "

@@ -63,6 +63,7 @@ ReachablePeak reachable_peak(const scenario::Scenario& s, const train::TrainingR
     p.bubble_share = b.bubble / step;
     p.communication_share = (b.tp + b.cp + b.ep + b.pp + b.dp) / step;
     p.optimizer_share = b.optimizer / step;
+    p.straggler_share = b.straggler / step;
   }
   return p;
 }

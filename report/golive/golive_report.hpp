@@ -63,8 +63,8 @@ struct ReachablePeak {
   double useful = 0;             // model FLOPs over hardware FLOPs (recomputation's cost)
   double ceiling = 0;            // kernel_efficiency x useful: MFU with nothing exposed
   // Shares of the step of the critical stage: compute, the bubble, exposed communication, the
-  // optimizer; they add up to 1.
-  double compute_share = 0, bubble_share = 0, communication_share = 0, optimizer_share = 0;
+  // optimizer and the wait for the slowest rank; they add up to 1.
+  double compute_share = 0, bubble_share = 0, communication_share = 0, optimizer_share = 0, straggler_share = 0;
 };
 
 // One cluster's figures: its step and the fabric's bandwidth.

@@ -13,7 +13,8 @@ std::vector<BreakdownComponent> components(const train::StepBreakdown& b) {
           {"pp_comm", "pipeline sends (exposed)", b.pp},
           {"pipeline_bubble", "pipeline bubble", b.bubble},
           {"dp_comm", "data-parallel comm (exposed)", b.dp},
-          {"optimizer", "optimizer step", b.optimizer}};
+          {"optimizer", "optimizer step", b.optimizer},
+          {"straggler_wait", "waiting for the slowest rank", b.straggler}};
 }
 
 const char* precision_name(hw::Precision p) { return p == hw::Precision::kFp8 ? "fp8" : "bf16"; }

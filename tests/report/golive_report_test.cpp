@@ -65,7 +65,9 @@ TEST_CASE("golive: the MFU and GPU rows are the training model's figures, and MF
   CHECK(p.busy * p.kernel_efficiency * p.useful == doctest::Approx(t.result.mfu).epsilon(1e-9));
   CHECK(p.ceiling > t.result.mfu);
   CHECK(p.ceiling < 1);
-  CHECK(p.compute_share + p.bubble_share + p.communication_share + p.optimizer_share == doctest::Approx(1));
+  CHECK(p.compute_share + p.bubble_share + p.communication_share + p.optimizer_share + p.straggler_share ==
+        doctest::Approx(1));
+  CHECK(p.straggler_share > 0);
   CHECK(mfu.note.find("at most") != std::string::npos);
 
   const Criterion& gpu = row(g, "GPU utilisation");

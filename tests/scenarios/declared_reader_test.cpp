@@ -35,7 +35,7 @@ std::string yaml_for(std::string_view key, const std::string& text) {
 double other_value(params::Quantity q, double current, double max, std::string_view choices) {
   switch (q) {
     case params::Quantity::kFraction:
-      return current > 0.5 ? 0.25 : 0.75;
+      return std::min(max, current > 0.5 ? 0.25 : 0.75);
     case params::Quantity::kNumber:
       return current + 2.5;
     case params::Quantity::kBool:

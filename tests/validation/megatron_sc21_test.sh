@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Megatron-LM SC'21 Table 1 (data/validation/megatron-sc21-table1.csv): every row is a scenario
-# file in scenarios/validation/megatron-sc21-table1/, simulated with the catalog's DGX A100 and
-# default efficiencies (nothing fitted to these rows; docs/validation.md gives every setting and
-# why). Prints simulated and published TFLOP/s per GPU (hardware FLOPs, recomputation included)
-# and the relative error of every row, then asserts:
-#   every row within 10%, and the mean absolute error over the rows at most 5%;
-# and the same again with the DGX A100 profile that `fathom calibrate` fits to the Azure ND A100
-# v4 measurements (data/calibration-data/azure-nd-a100-v4) applied to every row
-# (`--set calibration=PROFILE`), printing how each row's error changed.
+# Megatron-LM SC'21 Table 1 (data/validation/megatron-sc21-table1.csv), simulated with the
+# catalog's DGX A100 and default efficiencies (nothing fitted to these rows) and again with the
+# DGX A100 profile that `fathom calibrate` fits to the Azure ND A100 v4 measurements
+# (data/calibration-data/azure-nd-a100-v4, `--set calibration=PROFILE`). Prints simulated and
+# published TFLOP/s per GPU (hardware FLOPs, recomputation included) and every row's error.
+#
+# Two sets of scenarios, docs/validation.md gives both:
+# - scenarios/validation/megatron-sc21-artifact/: every row as Megatron-LM's SC'21 artifact
+#   (examples/sc21/run_table_1.sh) runs it, every key cited. Asserted, catalog and calibrated
+#   alike: every row within 10%, the mean absolute error at most 5%.
+# - scenarios/validation/megatron-sc21-table1/: the older scenarios with one setting for every row
+#   (micro-batch 2, plain 1F1B, no overlap), which the artifact contradicts. A guard against
+#   gross regressions only: every row within 15%, mean at most 10%.
 set -uo pipefail
 build="$1"
 source_dir="$2"
@@ -47,7 +51,7 @@ while IFS=, read -r params heads hidden layers tp pp gpus batch achieved rest; d
   line=$(awk -v s="$sim" -v c="$cal" -v m="$achieved" -v p="$params" 'BEGIN {
     e = (s - m) / m; a = e < 0 ? -e : e; f = (c - m) / m; b = f < 0 ? -f : f
     printf "%8s %10.1f %11.1f %+7.1f%% %11.1f %+7.1f%% %+7.1f%% %s\n", p, m, s, 100 * e, c, 100 * f, 100 * (b - a),
-      (a > 0.10 || b > 0.10 ? "FAILED (> 10%)" : "")
+      (a > 0.15 || b > 0.15 ? "FAILED (> 15%)" : "")
   }')
   echo "$line"
   case "$line" in *FAILED*) failures=$((failures + 1)) ;; esac
@@ -59,18 +63,16 @@ done < "$csv"
 if [ "$rows" -ne 10 ]; then echo "FAILED: expected 10 rows, compared $rows"; failures=$((failures + 1)); fi
 mae=$(awk -v t="$sum_abs" -v n="$rows" 'BEGIN { printf "%.2f", (n > 0 ? 100 * t / n : 100) }')
 mae_cal=$(awk -v t="$sum_abs_cal" -v n="$rows" 'BEGIN { printf "%.2f", (n > 0 ? 100 * t / n : 100) }')
-echo "mean absolute error: catalog ${mae}%, calibrated A100 profile ${mae_cal}% (limit 5% each)"
+echo "mean absolute error with one setting for every row: catalog ${mae}%, calibrated A100 profile ${mae_cal}% (guard: 10% each)"
 for m in "$mae" "$mae_cal"; do
-  if awk -v m="$m" 'BEGIN { exit !(m > 5) }'; then echo "FAILED: mean absolute error $m% above 5%"; failures=$((failures + 1)); fi
+  if awk -v m="$m" 'BEGIN { exit !(m > 10) }'; then echo "FAILED: mean absolute error $m% above 10%"; failures=$((failures + 1)); fi
 done
 # The same rows as Megatron-LM's SC'21 artifact (examples/sc21/run_table_1.sh) runs them:
 # per-row micro-batch, interleaving and DDP (scenarios/validation/megatron-sc21-artifact/).
-# They ran, so each must simulate (fit in memory). With the calibrated A100 profile each row
-# must be within 10% and the mean absolute error at most 5% (issue 11's target for faithful
-# scenarios); with the catalog's nominal A100 the errors are printed: docs/validation.md, "With
-# the artifact's settings", gives both and says what remains.
+# They ran, so each must simulate (fit in memory); each row within 10% and the mean absolute
+# error at most 5%, with the catalog's A100 and with the calibrated profile.
 artifact="$source_dir/scenarios/validation/megatron-sc21-artifact"
-echo "with the artifact's settings (each must fit; calibrated: each within 10%, mean at most 5%):"
+echo "with the artifact's settings (each within 10%, mean at most 5%, catalog and calibrated):"
 printf "%8s %10s %11s %8s %11s %8s\n" "params_b" "paper_TF/s" "catalog_TF/s" "error" "calib_TF/s" "error"
 sum_abs_art=0
 sum_abs_art_cal=0
@@ -82,9 +84,9 @@ while IFS=, read -r params heads hidden layers tp pp gpus batch achieved rest; d
   cal=$(simulate "$artifact/${name}b.yaml" "$name-artifact-calibrated" --set "calibration=$work/a100.yaml")
   if [ -z "$sim" ] || [ -z "$cal" ]; then failures=$((failures + 1)); continue; fi
   line=$(awk -v s="$sim" -v c="$cal" -v m="$achieved" -v p="$params" 'BEGIN {
-    f = (c - m) / m; b = f < 0 ? -f : f
-    printf "%8s %10.1f %11.1f %+7.1f%% %11.1f %+7.1f%% %s\n", p, m, s, 100 * (s - m) / m, c, 100 * f,
-      (b > 0.10 ? "FAILED (calibrated > 10%)" : "") }')
+    e = (s - m) / m; a = e < 0 ? -e : e; f = (c - m) / m; b = f < 0 ? -f : f
+    printf "%8s %10.1f %11.1f %+7.1f%% %11.1f %+7.1f%% %s\n", p, m, s, 100 * e, c, 100 * f,
+      (a > 0.10 || b > 0.10 ? "FAILED (> 10%)" : "") }')
   echo "$line"
   case "$line" in *FAILED*) failures=$((failures + 1)) ;; esac
   sum_abs_art=$(awk -v t="$sum_abs_art" -v s="$sim" -v m="$achieved" 'BEGIN { e = (s - m) / m; print t + (e < 0 ? -e : e) }')
@@ -94,10 +96,12 @@ done < "$csv"
 if [ "$rows_art" -ne 10 ]; then echo "FAILED: expected 10 artifact rows, compared $rows_art"; failures=$((failures + 1)); fi
 mae_art=$(awk -v t="$sum_abs_art" -v n="$rows_art" 'BEGIN { printf "%.2f", (n > 0 ? 100 * t / n : 100) }')
 mae_art_cal=$(awk -v t="$sum_abs_art_cal" -v n="$rows_art" 'BEGIN { printf "%.2f", (n > 0 ? 100 * t / n : 100) }')
-echo "mean absolute error with the artifact settings: catalog ${mae_art}% (printed), calibrated A100 profile ${mae_art_cal}% (limit 5%)"
-if awk -v m="$mae_art_cal" 'BEGIN { exit !(m > 5) }'; then
-  echo "FAILED: artifact mean absolute error $mae_art_cal% (calibrated) above 5%"; failures=$((failures + 1))
-fi
+echo "mean absolute error with the artifact settings: catalog ${mae_art}%, calibrated A100 profile ${mae_art_cal}% (limit 5% each)"
+for m in "$mae_art" "$mae_art_cal"; do
+  if awk -v m="$m" 'BEGIN { exit !(m > 5) }'; then
+    echo "FAILED: artifact mean absolute error $m% above 5%"; failures=$((failures + 1))
+  fi
+done
 
 echo "Megatron SC'21 Table 1: $failures failed"
 [ "$failures" -eq 0 ]

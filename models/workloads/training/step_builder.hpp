@@ -30,8 +30,9 @@ struct PassParts {
   double ep = 0;
   double dp = 0;               // ZeRO-3 parameter gathers and gradient scatters not hidden by compute
   double pp = 0;               // blocking pipeline sends and the received activation's reassembly
+  double straggler = 0;        // the compute's wait for the slowest rank (stragglers.hpp)
   KernelClassSeconds kernels;  // `compute` by kernel class
-  double total() const { return compute + tp + cp + ep + dp + pp; }
+  double total() const { return compute + tp + cp + ep + dp + pp + straggler; }
   PassParts& operator+=(const PassParts& o) {
     compute += o.compute;
     tp += o.tp;
@@ -39,10 +40,13 @@ struct PassParts {
     ep += o.ep;
     dp += o.dp;
     pp += o.pp;
+    straggler += o.straggler;
     kernels += o.kernels;
     return *this;
   }
-  PassParts scaled(double k) const { return {compute * k, tp * k, cp * k, ep * k, dp * k, pp * k, kernels.scaled(k)}; }
+  PassParts scaled(double k) const {
+    return {compute * k, tp * k, cp * k, ep * k, dp * k, pp * k, straggler * k, kernels.scaled(k)};
+  }
 };
 
 struct Groups {
@@ -59,7 +63,14 @@ class StepBuilder {
  public:
   // `comms`: the cluster's communication, fresh or from a CommsCache (begin_step() called).
   StepBuilder(const TrainingSpec& spec, const hw::AcceleratorSpec& acc, StepComms& comms)
-      : spec_(spec), acc_(acc), comms_(comms), ranks_(spec, comms_.topology()), layout_(pipeline_layout(spec)) {}
+      : spec_(spec),
+        acc_(acc),
+        comms_(comms),
+        ranks_(spec, comms_.topology()),
+        layout_(pipeline_layout(spec)),
+        straggler_factor_(straggler_factor(
+            spec.stragglers,
+            static_cast<long long>(spec.parallel.tp) * spec.parallel.cp * spec.parallel.pp * spec.parallel.dp)) {}
 
   TrainingResult run(bool every_replica);
 
@@ -97,6 +108,11 @@ class StepBuilder {
   StepComms& comms_;
   RankMapping ranks_;
   std::vector<int> layout_;  // transformer layers per virtual stage (pipeline_layout)
+  // What the step's compute takes against its nominal time, waiting for the slowest of the run's
+  // ranks (straggler_factor over all of them: a pipeline runs at its slowest stage's pace and the
+  // data-parallel reduction waits for the slowest replica, so every stage runs at the pace of the
+  // slowest GPU).
+  double straggler_factor_ = 1;
   Groups groups_;
   Coord replica_{};  // its (ep, dp) coordinates; the others are 0
   std::map<std::string, std::string> notes_;

@@ -58,8 +58,9 @@ struct StepBreakdown {
   double bubble = 0;           // pipeline fill and drain
   double dp = 0;               // exposed data-parallel gradient reduction and parameter gathering
   double optimizer = 0;        // the optimizer's update
+  double straggler = 0;        // waiting for the slowest rank: compute beyond the nominal (stragglers.hpp)
   KernelClassSeconds kernels;  // `compute` by kernel class: sums to it
-  double total() const { return compute + tp + cp + ep + pp + bubble + dp + optimizer; }
+  double total() const { return compute + tp + cp + ep + pp + bubble + dp + optimizer + straggler; }
 };
 
 struct LinkUse {

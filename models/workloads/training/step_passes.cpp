@@ -51,6 +51,7 @@ PassParts StepBuilder::phase_parts(const Phase& phase, double attention_seconds)
         break;
     }
   }
+  parts.straggler = parts.compute * (straggler_factor_ - 1);
   for (const auto& c : phase.comms) {
     switch (c.group) {
       case CommGroup::kTp: {

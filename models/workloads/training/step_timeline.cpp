@@ -44,6 +44,7 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
     bd.ep += parts.ep;
     bd.dp += parts.dp;
     bd.pp += parts.pp;
+    bd.straggler += parts.straggler;
     bd.kernels += parts.kernels;
     busy += pt.finish - pt.start;
     if (pt.start > prev) {
@@ -57,7 +58,7 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
     prev = pt.finish;
   }
   // Round-off: the stage's busy time is the sum of whole-ns passes; make parts match it.
-  const double parts_sum = bd.compute + bd.tp + bd.cp + bd.ep + bd.dp + bd.pp;
+  const double parts_sum = bd.compute + bd.tp + bd.cp + bd.ep + bd.dp + bd.pp + bd.straggler;
   bd.compute += busy.to_seconds() - parts_sum;
   // The split by kernel class takes the same round-off, in proportion, so that it sums to compute.
   if (bd.kernels.total() > 0) bd.kernels = bd.kernels.scaled(bd.compute / bd.kernels.total());

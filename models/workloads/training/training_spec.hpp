@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/hardware/accelerator.hpp"
+#include "models/workloads/training/stragglers.hpp"
 #include "models/workloads/training/transformer.hpp"
 
 namespace fathom::train {
@@ -104,6 +105,7 @@ struct TrainingSpec {
   LinearBias linear_bias = LinearBias::kFused;
   double tokens = 0;                 // token budget for time-to-train (0: not asked)
   double max_memory_fraction = 1.0;  // usable share of HBM
+  StragglerSpec stragglers;          // the step waits for its slowest rank (stragglers.hpp)
 
   int micro_batches() const { return global_batch / (micro_batch * parallel.dp); }  // per replica per step
 };

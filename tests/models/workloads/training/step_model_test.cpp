@@ -375,3 +375,36 @@ TEST_CASE("the compute component split by kernel class sums to it; FP8 runs coun
     }
   }
 }
+
+TEST_CASE("stragglers: the step's compute waits for the slowest of its ranks, a part of its own") {
+  const auto cluster = coll::testing::dgx_spec(2, false);
+  const hw::AcceleratorSpec a = h100();
+  TrainingSpec off = spec_for(16, 8, 2, 8);
+  off.stragglers.enabled = false;
+  const TrainingResult exact = simulate_training_step(off, a, cluster, {}, 1);
+  TrainingSpec on = off;
+  on.stragglers.enabled = true;
+  on.stragglers.speed_spread = 0.03;
+  on.stragglers.jitter = 0.04;
+  const TrainingResult slowed = simulate_training_step(on, a, cluster, {}, 1);
+  REQUIRE(exact.simulated);
+  REQUIRE(slowed.simulated);
+  CHECK(exact.breakdown.straggler == 0);
+  // Every pass's compute takes 1 + 0.05 e_16 of its nominal time: the same kernels, and beside
+  // them the wait for the slowest of the 16 ranks.
+  const double factor = straggler_factor(on.stragglers, 16);
+  CHECK(slowed.breakdown.compute == doctest::Approx(exact.breakdown.compute).epsilon(1e-6));
+  CHECK(slowed.breakdown.straggler == doctest::Approx((factor - 1) * exact.breakdown.compute).epsilon(1e-6));
+  CHECK(slowed.breakdown.total() == doctest::Approx(slowed.step_seconds).epsilon(1e-9));
+  CHECK(slowed.step_seconds > exact.step_seconds + 0.9 * slowed.breakdown.straggler);
+  // More ranks, longer waits: the same replica twice over (data parallelism 2) waits longer.
+  TrainingSpec wider = on;
+  wider.gpus = 32;
+  wider.parallel.dp = 2;
+  wider.global_batch = 16;
+  const TrainingResult twice = simulate_training_step(wider, a, coll::testing::dgx_spec(4, false), {}, 1);
+  REQUIRE(twice.simulated);
+  CHECK(twice.breakdown.straggler / twice.breakdown.compute ==
+        doctest::Approx(straggler_factor(on.stragglers, 32) - 1).epsilon(1e-6));
+  CHECK(twice.breakdown.straggler / twice.breakdown.compute > slowed.breakdown.straggler / slowed.breakdown.compute);
+}
