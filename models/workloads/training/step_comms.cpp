@@ -300,6 +300,26 @@ StepComms::DataParallelCost StepComms::time_data_parallel(coll::Op op,
       }
     }
     const Round r = round(flows);
+    if (op != coll::Op::kAllReduce && g > 1) {
+      // NCCL runs reduce-scatter and all-gather as one flat ring over every rank of the group
+      // (its only algorithm for them across nodes with several GPUs a node): g channels, each a
+      // ring through all n = g m ranks that enters and leaves each node once, through its own
+      // NIC. A channel's n - 1 steps are n - m NVLink hops and m - 1 network hops, each paying
+      // alpha and its own hop's latency (NCCL's tuning model charges the same: n - 1 - (m - 1)
+      // intra-node step latencies and m - 1 network ones), and its bytes, (n - 1)/n of the
+      // channel's S / g, cross every node boundary at the network rate. The latency grows with
+      // n, not m: what makes ZeRO-3's many gathers over thousands of GPUs latency-bound.
+      std::vector<FlowPair> nvlink;
+      for (int j = 0; j < g; ++j) nvlink.emplace_back(nodes0.front()[j], nodes0.front()[(j + 1) % g]);
+      const std::int64_t nvlink_latency_ns = round(nvlink).latency_ns;
+      const int n = g * m;
+      const double channel_bytes = bytes / g * (n - 1) / n;
+      seconds = static_cast<double>(n - m) * static_cast<double>(params_.alpha_ns + nvlink_latency_ns) * 1e-9 +
+                static_cast<double>(m - 1) * static_cast<double>(params_.alpha_ns + r.latency_ns) * 1e-9 +
+                channel_bytes * r.seconds_per_byte + static_cast<double>(params_.launch_ns) * 1e-9;
+      cost.bytes_per_flow = channel_bytes;
+      return cost;
+    }
     const double piece = bytes / g / m;  // what one rail's ring moves per step
     const int steps = op == coll::Op::kAllReduce ? 2 * (m - 1) : m - 1;
     const double step_s = static_cast<double>(params_.alpha_ns + r.latency_ns) * 1e-9 + piece * r.seconds_per_byte;

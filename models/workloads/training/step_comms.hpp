@@ -4,11 +4,13 @@
 //   - point-to-point exchanges that run all at once (pipeline sends, ring attention's K/V
 //     blocks) by one max-min round of their flows: alpha + route latency + bytes at the
 //     slowest flow's rate;
-//   - data-parallel collectives, whose groups span the whole cluster, by their hierarchical
-//     closed form (intra-node reduce-scatter, a ring across nodes on every rail, intra-node
-//     all-gather) with the ring's per-step rate taken from one max-min round of every
+//   - data-parallel collectives, whose groups span the whole cluster, by a closed form: an
+//     all-reduce by its hierarchical form (intra-node reduce-scatter, a ring across nodes on
+//     every rail, intra-node all-gather), a reduce-scatter or all-gather across nodes by NCCL's
+//     flat ring over every rank (n - m NVLink and m - 1 network steps of latency, the bytes at
+//     the network's rate); the network rate is taken from one max-min round of every
 //     concurrent group's ring flows: the ring repeats the same flow pattern at every step, so
-//     one round's rates are every step's rates. A test checks this against running the full
+//     one round's rates are every step's rates. Tests check both against running the full
 //     DAGs on clusters small enough to do so.
 // Every flow of a round is routed as the fabric's routing mode says: with ECMP hashing a flow that
 // leaves its node travels as CollectiveParams::flows_per_connection flows with their own hashes,

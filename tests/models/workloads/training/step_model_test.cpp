@@ -201,6 +201,61 @@ TEST_CASE("the data-parallel closed form equals the DAGs of every group run toge
   }
 }
 
+TEST_CASE("data-parallel reduce-scatter and all-gather: NCCL's flat ring over every rank, latency per hop") {
+  // TP 4 on 4 nodes: each group holds GPUs j and j + 4 of every node, n = 8 ranks on m = 4 nodes.
+  const auto cluster = coll::testing::dgx_spec(4, false);
+  coll::CollectiveParams params;
+  StepComms comms(cluster, params, 3);
+  coll::CollectiveTimer timer(cluster, params, 3);
+  const topo::Topology& t = timer.topology();
+  std::vector<std::vector<topo::VertexId>> groups(4);
+  for (int lane = 0; lane < 4; ++lane) {
+    for (int node = 0; node < 4; ++node) {
+      for (int gpu : {lane, lane + 4}) {
+        groups[static_cast<std::size_t>(lane)].push_back(
+            t.at("n" + std::to_string(node) + ".gpu" + std::to_string(gpu)));
+      }
+    }
+  }
+  const int id = comms.add_groups(groups);
+  const int n = 8, m = 4, g = 2;
+  // Latency by hand: n - m NVLink hops (GPU -> switch -> GPU, 2 x 500 ns) and m - 1 network hops
+  // (PCIe 200, NIC-leaf 600, leaf-spine 700, spine-leaf 700, leaf-NIC 600, PCIe 200: 3,000 ns),
+  // each with alpha; one launch. The bytes: (n - 1)/n of S / g through each NIC at the rate one
+  // max-min round of the 4 groups' 2 rails gives (50e9 B/s x nic efficiency, uncontended here).
+  const double latency =
+      (n - m) * (params.alpha_ns + 1000) * 1e-9 + (m - 1) * (params.alpha_ns + 3000) * 1e-9 + params.launch_ns * 1e-9;
+  const double rate = 50e9 * params.efficiency.nic;
+  for (const coll::Op op : {coll::Op::kReduceScatter, coll::Op::kAllGather}) {
+    for (double bytes : {1e3, 64e6}) {
+      CAPTURE(bytes);
+      const double expected = latency + bytes / g * (n - 1) / n / rate;
+      CHECK(comms.data_parallel(op, id, bytes) == doctest::Approx(expected).epsilon(1e-6));
+    }
+    // Large messages: the rings' DAGs, every group together, agree (their latency is charged
+    // differently, every step paying the slowest hop's, which 1 GB hides).
+    double slowest = 0;
+    for (const auto& r : timer.time_concurrent(op, groups, 1e9, coll::Algorithm::kRing)) {
+      slowest = std::max(slowest, r.seconds);
+    }
+    CHECK(comms.data_parallel(op, id, 1e9) == doctest::Approx(slowest).epsilon(0.02));
+  }
+  // The latency grows with the ranks, not the nodes: twice the GPUs a node on the same 4 nodes.
+  StepComms wide(cluster, params, 3);
+  std::vector<std::vector<topo::VertexId>> pairs(2);
+  for (int half = 0; half < 2; ++half) {
+    for (int node = 0; node < 4; ++node) {
+      for (int gpu = 0; gpu < 4; ++gpu) {
+        pairs[static_cast<std::size_t>(half)].push_back(
+            t.at("n" + std::to_string(node) + ".gpu" + std::to_string(half + 2 * gpu)));
+      }
+    }
+  }
+  const double wide_tiny = wide.data_parallel(coll::Op::kAllGather, wide.add_groups(pairs), 1e3);
+  CHECK(wide_tiny - comms.data_parallel(coll::Op::kAllGather, id, 1e3) ==
+        doctest::Approx(8 * (params.alpha_ns + 1000) * 1e-9).epsilon(1e-3));
+}
+
 TEST_CASE("a strategy that does not fit in memory is reported with its numbers and not simulated") {
   const auto cluster = coll::testing::dgx_spec(1, false);
   TrainingSpec s = spec_for(8, 1, 1, 64);
