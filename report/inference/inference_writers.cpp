@@ -285,6 +285,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
   j.member("block_tokens", w.serving.block_tokens);
   j.member("memory_utilization", w.serving.memory_utilization);
   j.member("iteration_overhead_s", w.serving.iteration_overhead_s);
+  j.member("sequence_overhead_s", w.serving.sequence_overhead_s);
   j.member("preemption", std::string(w.serving.preemption == infer::Preemption::kSwap ? "swap" : "recompute"));
   j.member("replicas", w.serving.replicas);
   j.member("routing", std::string(routing_name(w.serving.routing)));

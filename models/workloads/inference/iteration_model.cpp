@@ -118,7 +118,7 @@ double IterationModel::output_layer(std::int64_t rows) const {
 
 IterationTime IterationModel::time(const IterationWork& w) const {
   IterationTime t;
-  t.overhead = spec_.iteration_overhead_s;
+  t.overhead = spec_.iteration_overhead_s + spec_.sequence_overhead_s * static_cast<double>(w.sequences);
   if (w.tokens <= 0) return t;
   const double layers = model_.layers;
   t.gemm = layers * layer_gemms(w.tokens);

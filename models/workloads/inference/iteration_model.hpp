@@ -47,7 +47,7 @@ struct IterationTime {
   double communication = 0;  // tensor-parallel all-reduces
   double pipeline = 0;       // activations sent between pipeline stages
   double output = 0;         // output layer and sampling
-  double overhead = 0;       // the engine's fixed cost per iteration (ServingSpec::iteration_overhead_s)
+  double overhead = 0;       // the host's cost: iteration_overhead_s + sequence_overhead_s x sequences
   double swap = 0;           // copying swapped blocks between HBM and host memory
   double latency = 0;        // the accelerator's fixed time per layer (a wafer's dataflow latency)
   double total() const {

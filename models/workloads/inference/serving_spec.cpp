@@ -98,6 +98,11 @@ const std::vector<P>& serving_parameters() {
        "host-side time per iteration that the GPU waits for (scheduling, input preparation, detokenisation); 0: "
        "hidden behind the GPU, as engines with CUDA graphs and asynchronous scheduling do",
        "none: an engine's own figure, for calibration"},
+      {"sequence_overhead", Quantity::kSeconds, FATHOM_PARAMETER_MEMBER(ServingSpec, sequence_overhead_s),
+       "host-side time per sequence in an iteration's batch that the GPU waits for, beside `iteration_overhead`: "
+       "scheduling the sequence, preparing its inputs, sampling and detokenising its token "
+       "([inference.md](inference.md#host-overhead-per-iteration) gives vLLM's, from Vidur's profiles); 0: hidden",
+       "none: an engine's own figure (0 for engines that overlap the host's work with the GPU's)"},
       {"preemption",
        Quantity::kChoice,
        FATHOM_PARAMETER_EITHER(ServingSpec, preemption, Preemption::kRecompute, Preemption::kSwap),

@@ -61,6 +61,9 @@ struct ServingSpec {
   // activations leave of HBM.
   double kv_free_fraction = 0;
   double iteration_overhead_s = 0;  // the engine's host-side cost per iteration, not hidden
+  // ... and per sequence in the iteration's batch (scheduling it, preparing its inputs, sampling
+  // and detokenising its token), not hidden: the host's share that grows with the batch.
+  double sequence_overhead_s = 0;
   Preemption preemption = Preemption::kRecompute;
   double swap_bytes = 4.0 * (1 << 30);  // host memory per GPU for swapped blocks
   int replicas = 1;

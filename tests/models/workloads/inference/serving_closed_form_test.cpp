@@ -165,3 +165,29 @@ TEST_CASE("layers of two kinds: the iteration's GEMMs are the MoE layers' and th
     CHECK(gemm_time(shared, tokens) - gemm_time(mixed, tokens) == doctest::Approx(2 * one_mlp));
   }
 }
+
+TEST_CASE("host overhead: an iteration waits iteration_overhead plus sequence_overhead per sequence it runs") {
+  infer::ServiceSpec spec = one_replica(8);
+  const infer::IterationModel bare(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
+  spec.serving.iteration_overhead_s = 2e-3;
+  spec.serving.sequence_overhead_s = 0.2e-3;
+  const infer::IterationModel host(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
+  for (std::int64_t sequences : {1, 8, 64}) {
+    CAPTURE(sequences);
+    infer::IterationWork w;
+    w.tokens = sequences;
+    w.sequences = sequences;
+    w.logits = sequences;
+    w.attention_pairs = static_cast<double>(sequences) * 500;
+    w.kv_read_tokens = static_cast<double>(sequences) * 500;
+    const infer::IterationTime t = host.time(w);
+    CHECK(t.overhead == doctest::Approx(2e-3 + 0.2e-3 * static_cast<double>(sequences)).epsilon(1e-12));
+    CHECK(t.total() - bare.time(w).total() == doctest::Approx(t.overhead).epsilon(1e-9));
+  }
+  // One request alone: every decode pass pays 2.2 ms more, its TTFT the same once.
+  const std::vector<infer::Request> requests{{sim::SimTime::zero(), 467, 64}};
+  const infer::ServiceMetrics a = infer::summarize(requests, infer::run_service(requests, spec, host, 1), {});
+  const infer::ServiceMetrics b = infer::summarize(requests, infer::run_service(requests, one_replica(8), bare, 1), {});
+  CHECK(a.ttft_s.p50 - b.ttft_s.p50 == doctest::Approx(2.2e-3).epsilon(1e-4));
+  CHECK(a.tpot_s.p50 - b.tpot_s.p50 == doctest::Approx(2.2e-3).epsilon(1e-4));
+}
