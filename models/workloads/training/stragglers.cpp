@@ -13,7 +13,7 @@ double expected_max_standard_normal(long long n) {
   // (beyond it the density is below 1e-17 for any n up to 1e12). Phi^(n-1) as exp((n-1) log
   // Phi), Phi from erfc, which keeps its relative accuracy in the lower tail.
   constexpr double kLow = -9, kHigh = 9;
-  constexpr int kSteps = 36000;  // even
+  constexpr int kSteps = 1200;  // even: h = 0.015, within 1e-10 of a 30x finer grid up to n = 1e6
   const double h = (kHigh - kLow) / kSteps;
   const double log_n = std::log(static_cast<double>(n));
   const auto f = [&](double x) {
