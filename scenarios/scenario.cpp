@@ -196,6 +196,17 @@ void refuse_beyond_clock(const Scenario& s, const sim::TimeOutOfRange& e) {
   reject(s, v, scenario_key(v.field));
 }
 
+void refuse_serving_beyond_clock(const Scenario& s, const sim::TimeOutOfRange& e) {
+  char years[64];
+  std::snprintf(years, sizeof years, "%.4g years", e.seconds() / (365.25 * 86400));
+  sim::SpecViolation v{
+      "", "serving iterations that end within the 292.3 years (2^63 ns) of simulated time fathom's clock holds",
+      std::string("a time of ") + years};
+  v.hint =
+      "check workload.serving.iteration_overhead and sequence_overhead, and the accelerator's FLOP and memory rates";
+  reject(s, v, "workload.serving");
+}
+
 namespace {
 
 // The builder checks relations between fields (ports per radix, counts that divide); each

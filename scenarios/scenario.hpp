@@ -187,6 +187,9 @@ std::vector<net::FlowRequest> traffic_flows(const Scenario& scenario, const topo
 // A time the model could not hold (sim::TimeOutOfRange: beyond 292 years) as the scenario's
 // error, located at the slowest rate of the cluster, which is what makes times that long.
 [[noreturn]] void refuse_beyond_clock(const Scenario& scenario, const sim::TimeOutOfRange& error);
+// The same for a serving iteration too long for the clock, located at `workload.serving` (its
+// host overheads, or the accelerator's rates, make iterations that long).
+[[noreturn]] void refuse_serving_beyond_clock(const Scenario& scenario, const sim::TimeOutOfRange& error);
 
 // Endpoints a pattern runs over, in node order: every NIC (n0.nic0, n0.nic1, n1.nic0, ...)
 // or every GPU.

@@ -246,7 +246,11 @@ InferenceReport evaluate_inference(scenario::Scenario scenario, const InferenceO
     kv_connections(s, d);
     prefill_model.emplace(replica_model(s, w.prefill));
   }
-  report.run = infer::run_service(w.requests, spec, model, s.seed, run, prefill_model ? &*prefill_model : nullptr);
+  try {
+    report.run = infer::run_service(w.requests, spec, model, s.seed, run, prefill_model ? &*prefill_model : nullptr);
+  } catch (const sim::TimeOutOfRange& e) {
+    scenario::refuse_serving_beyond_clock(s, e);
+  }
   report.metrics = infer::summarize(w.requests, report.run, w.slo);
   // The prefill pool does not scale: its replicas are up for the whole run.
   report.gpu_hours = (report.run.replica_seconds * w.gpus_per_replica() +

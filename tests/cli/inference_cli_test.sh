@@ -53,6 +53,10 @@ bad "an SLO without a unit" 'workload.slo.tpot' 's|    tpot: 50ms|    tpot: 50|'
 bad "a model that does not fit" 'workload.serving.tp' 's|  model: llama3.1-8b|  model: llama3.1-405b|'
 bad "a request larger than the cache" 'workload.requests.prompt_tokens' 's|    prompt_tokens: 467|    prompt_tokens: 2000000|'
 bad "an unknown serving key" 'workload.serving.max_seq' 's|    replicas: 1|    max_seq: 1|'
+# Host overheads that make an iteration (or its end) longer than the clock holds: refused at the
+# serving section, not rounded to a wrong answer.
+bad "a host overhead per sequence past the clock" 'workload.serving' 's|    replicas: 1|    replicas: 1\n    sequence_overhead: 1e5d|'
+bad "a host overhead per iteration past the clock" 'workload.serving' 's|    replicas: 1|    replicas: 1\n    iteration_overhead: 1e5d|'
 printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n' >"$tmp/empty.csv"
 bad "an empty trace" 'workload.requests.trace' \
   "s|    arrival: poisson|    trace: $tmp/empty.csv|; /    rate: 8/d; /    count: 500/d; /    prompt_tokens: 467/d; /    output_tokens: 256/d"

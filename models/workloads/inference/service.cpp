@@ -460,7 +460,10 @@ class ReplicaLp final : public sim::LogicalProcess {
       }
       return;
     }
-    const sim::SimTime d = sim::SimTime::from_ns(std::max<std::int64_t>(1, std::llround(seconds * 1e9)));
+    // Checked: an iteration, or its end, past the clock's range throws TimeOutOfRange (the report
+    // locates it) instead of rounding to nonsense; at least 1 ns, so that time moves.
+    const sim::SimTime d = std::max(sim::SimTime::from_ns(1), sim::SimTime::from_seconds(seconds));
+    (void)(ctx.now() + d);  // its end must be on the clock too (throws TimeOutOfRange otherwise)
     const IterationWork& w = engine.work();
     ++stats_.iterations;
     // A virtual engine's iteration holds each of the pp stages for its share of the time.
