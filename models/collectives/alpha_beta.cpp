@@ -91,6 +91,16 @@ class FlowLinks {
   const std::vector<topo::SpreadLink>* spread_ = nullptr;
 };
 
+// A ring's hop: its route's latency, the rate its message moves at alone on its links, and the
+// rate it gets while every channel's message crosses them at once (its max-min share; the same
+// for a single ring).
+struct RingHop {
+  std::int64_t latency_ns = 0;
+  double bytes_per_s = 0;
+  double shared_bytes_per_s = 0;
+  bool operator==(const RingHop&) const = default;
+};
+
 struct Costs {
   const topo::Topology& topology;
   topo::Router& router;
@@ -124,26 +134,80 @@ struct Costs {
     into.tail = std::max(into.tail, s.tail);
   }
 
-  // K steps of a ring. Every rank streams each step's message as back-to-back slices, and its
-  // next step starts when its own send and the slice 0 it forwards have both arrived, so a step
-  // costs one whole message on the slowest hop, whatever the slice count:
-  // T = K * max_hop d(hop, step_bytes).
-  double ring(const std::vector<VertexId>& order, int steps, double step_bytes) const {
-    if (order.size() < 2 || steps <= 0) return 0;
-    double slowest = 0;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      slowest = std::max(slowest, d(order[i], order[(i + 1) % order.size()], step_bytes));
+  // K steps of a ring whose hop i (order[i] -> order[i+1]) is hops[i], every step a message of
+  // `bytes` per hop cut as slices(bytes). Slice c of step k at hop i waits for slice c of step
+  // k-1 from hop i-1 (the data it forwards) and for the hop's slice c-1; slice 0 waits for the
+  // hop's previous message to have left (its finish less the hop's latency, Transfer::after_sent)
+  // and then pays alpha and the latency. A slice that follows its own hop's previous slice or
+  // message moves at the hop's shared rate (the hop is streaming, as every channel's same hop
+  // is); one that waits for data from upstream, at its rate alone (a ring running on latency
+  // does not keep its channels in step, so a GPU's channels send at different instants). The
+  // longest path through that lattice, walked step by step on one period of the hops (the
+  // smallest p dividing n with hops[i] = hops[i mod p]: the times of a ring whose hops repeat
+  // with p repeat with it, as every rank starts at 0). So a step costs about alpha + its hop's
+  // latency + its bytes: the latencies add up along the path a slice travels, not the slowest
+  // one at every step, and a sliced ring pays them once. O(K p slices).
+  double ring_lattice(const std::vector<RingHop>& hops, int steps, double bytes) const {
+    const std::size_t n = hops.size();
+    if (n < 2 || steps <= 0) return 0;
+    std::size_t p = 1;
+    while (n % p != 0 || !std::equal(hops.begin() + static_cast<std::ptrdiff_t>(p), hops.end(), hops.begin())) {
+      ++p;  // hops[i] == hops[i - p] for every i >= p (and p divides n): period p
     }
-    return steps * slowest;
+    const Slicing cut = slicing(bytes, spec.slice_bytes, spec.max_slices, spec.step_ns);
+    const auto slices = static_cast<std::size_t>(cut.count);
+    // Each slice's cost after data (alone) and after its own hop (shared).
+    std::vector<double> after_data(p * slices), after_own(p * slices);
+    std::vector<double> previous(p * slices, 0.0), current(p * slices, 0.0);
+    for (std::size_t i = 0; i < p; ++i) {
+      for (std::size_t c = 0; c < slices; ++c) {
+        const std::int64_t fixed_ns = c == 0 ? spec.alpha_ns + hops[i].latency_ns : cut.delay_ns(static_cast<int>(c));
+        const double fixed = static_cast<double>(fixed_ns) * 1e-9, part = bytes * cut.fraction(static_cast<int>(c));
+        after_data[i * slices + c] = fixed + part / hops[i].bytes_per_s;
+        after_own[i * slices + c] = fixed + part / hops[i].shared_bytes_per_s;
+      }
+    }
+    for (int k = 0; k < steps; ++k) {
+      for (std::size_t i = 0; i < p; ++i) {
+        const std::size_t up = (i + p - 1) % p;
+        const double latency = static_cast<double>(hops[i].latency_ns) * 1e-9;
+        for (std::size_t c = 0; c < slices; ++c) {
+          const std::size_t at = i * slices + c;
+          // Own: the hop's previous slice, or its previous message once it has left; step 0's
+          // first slices start together, every channel's at once.
+          double own = 0;
+          if (c > 0) {
+            own = current[at - 1];
+          } else if (k > 0) {
+            own = previous[i * slices + slices - 1] - latency;
+          }
+          double finish = own + after_own[at];
+          if (k > 0) finish = std::max(finish, previous[up * slices + c] + after_data[at]);
+          current[at] = finish;
+        }
+      }
+      std::swap(previous, current);
+    }
+    double makespan = 0;
+    for (std::size_t i = 0; i < p; ++i) makespan = std::max(makespan, previous[i * slices + slices - 1]);
+    return makespan;
+  }
+
+  // One channel: each hop's route.
+  double ring(const std::vector<VertexId>& order, int steps, double step_bytes) const {
+    std::vector<RingHop> hops;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const PathCost c = path_cost(topology, router, order[i], order[(i + 1) % order.size()]);
+      hops.push_back({c.latency_ns, c.bytes_per_s, c.bytes_per_s});
+    }
+    return ring_lattice(hops, steps, step_bytes);
   }
 
   // A ring collective of `steps` steps of step_bytes (the whole group's bytes / n) over the
   // channels of ring_channels(). One channel: ring() above. C > 1 channels each carry
-  // step_bytes / C per step, all at once on an idle fabric, so a link that k of the C x n hops
-  // of a step cross gives each of them B_l / k (max-min among equal flows), and a hop's message
-  // costs alpha + lat + (step_bytes / C) / min_l (B_l / k_l). Each channel is a ring paced by
-  // its slowest hop; the channels are rotations of one another, so they keep in step:
-  // T = steps * max_channel max_hop [alpha + lat + step_bytes / (C min_l (B_l / k_l))].
+  // step_bytes / C per step and are rotations of one another, so each takes what channel 0
+  // takes in ring_lattice(), a hop's shared rate being min_l (B_l / k_l) over its links, k_l how
+  // many of the step's C x n hops cross link l (max-min among equal flows).
   double channel_rings(const std::vector<std::vector<VertexId>>& channels, int steps, double step_bytes) const {
     if (channels.size() == 1) return ring(channels[0], steps, step_bytes);
     if (channels.empty() || channels[0].size() < 2 || steps <= 0) return 0;
@@ -158,20 +222,20 @@ struct Costs {
         hops.back().each([&](topo::LinkId l, double fraction) { flows[l] += fraction; });
       }
     }
-    const double fixed_ns = static_cast<double>(spec.alpha_ns + extra_ns(bytes));
-    double slowest = 0;
-    for (const FlowLinks& hop : hops) {
+    std::vector<RingHop> first(channels[0].size());
+    for (std::size_t i = 0; i < first.size(); ++i) {
       double latency_ns = 0;
-      double share = std::numeric_limits<double>::infinity();
+      double share = std::numeric_limits<double>::infinity(), alone = share;
       // Equal flows at rate r put r x fraction on each of their links: r <= B_l / load_l.
-      hop.each([&](topo::LinkId l, double fraction) {
+      hops[i].each([&](topo::LinkId l, double fraction) {
         const topo::Link& link = topology.link(l);
         latency_ns += fraction * static_cast<double>(link.latency_ns);
         share = std::min(share, link.bytes_per_s / flows[l]);
+        alone = std::min(alone, link.bytes_per_s / fraction);
       });
-      slowest = std::max(slowest, (fixed_ns + std::round(latency_ns)) * 1e-9 + bytes / share);
+      first[i] = {static_cast<std::int64_t>(std::llround(latency_ns)), alone, share};
     }
-    return steps * slowest;
+    return ring_lattice(first, steps, bytes);
   }
 
   // A chain order[0] -> order[1] -> ... carrying `bytes` in slices: a pipeline whose stages are
@@ -478,12 +542,21 @@ double critical_path_seconds(const TransferDag& dag, const topo::Topology& topol
   double makespan = 0;
   for (std::size_t i = 0; i < dag.size(); ++i) {
     const Transfer& t = dag[static_cast<TransferIndex>(i)];
-    double start = 0;
-    for (TransferIndex p : dag.after(static_cast<TransferIndex>(i))) start = std::max(start, finish[p]);
+    const auto after = dag.after(static_cast<TransferIndex>(i));
+    double last = 0;  // the last predecessor's finish
+    for (TransferIndex p : after) last = std::max(last, finish[p]);
     PathCost path;
     path.latency_ns = t.pipelined ? 0 : routes[i].latency.ns();
     for (net::LinkId l : routes[i].route) path.bytes_per_s = std::min(path.bytes_per_s, topology.link(l).bytes_per_s);
-    finish[i] = start + transfer_seconds(path, t.bytes, t.alpha_ns);
+    if (t.after_sent) {
+      // The message before it on its connection has only to have left (TransferDag's header).
+      double ready = finish[after[0]] - static_cast<double>(routes[after[0]].latency.ns()) * 1e-9;
+      for (std::size_t k = 1; k < after.size(); ++k) ready = std::max(ready, finish[after[k]]);
+      const double start = std::max(last, ready + static_cast<double>(t.alpha_ns + path.latency_ns) * 1e-9);
+      finish[i] = start + t.bytes / path.bytes_per_s;
+    } else {
+      finish[i] = last + transfer_seconds(path, t.bytes, t.alpha_ns);
+    }
     makespan = std::max(makespan, finish[i]);
   }
   return makespan;

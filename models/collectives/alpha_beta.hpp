@@ -75,7 +75,8 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
                           ClosedFormCache* cache = nullptr);
 
 // The longest path through the DAG when every transfer costs its uncontended d (no route
-// latency for a pipelined one; routes with the ECMP hash of (seed, index), as run_dag() uses). A lower bound on
+// latency for a pipelined one; an after_sent one released as TransferDag's header says; routes
+// with the ECMP hash of (seed, index), as run_dag() uses). A lower bound on
 // run_dag()'s makespan (up to its rounding of each transfer up to whole ns), equal to it when no two of the DAG's
 // transfers share a link at the same time.
 double critical_path_seconds(const TransferDag& dag, const topo::Topology& topology, topo::Router& router,

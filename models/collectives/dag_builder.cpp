@@ -168,16 +168,27 @@ std::vector<int> step_slots(const std::vector<SlotItem>& items) {
 
 TransferIndex Builder::add(VertexId src, VertexId dst, double bytes, std::vector<TransferIndex> after, int slice,
                            bool serial_src, bool serial_dst) {
+  // The sender's previous message, when this one may follow it as soon as it has left.
+  std::optional<TransferIndex> sent;
   if (serial_src) {
-    if (auto it = last_send_.find(key(src)); it != last_send_.end()) after.push_back(it->second);
+    if (auto it = last_send_.find(key(src)); it != last_send_.end()) {
+      const Transfer& previous = dag_[it->second];
+      const bool data = std::find(after.begin(), after.end(), it->second) != after.end();
+      if (sends_in_flight_ && slice == 0 && !data && previous.dst == dst) {
+        sent = it->second;
+      } else {
+        after.push_back(it->second);
+      }
+    }
   }
   if (serial_dst) {
-    if (auto it = last_recv_.find(key(dst)); it != last_recv_.end()) after.push_back(it->second);
+    if (auto it = last_recv_.find(key(dst)); it != last_recv_.end() && it->second != sent) after.push_back(it->second);
   }
   std::sort(after.begin(), after.end());
   after.erase(std::unique(after.begin(), after.end()), after.end());
+  if (sent) after.insert(after.begin(), *sent);
   const std::int64_t delay = slice == 0 ? alpha_ns_ : slicing_.delay_ns(slice);
-  const TransferIndex i = dag_.add({src, dst, bytes, delay, slice > 0, channel_}, after);
+  const TransferIndex i = dag_.add({src, dst, bytes, delay, slice > 0, sent.has_value(), channel_}, after);
   steps_.push_back(step_);
   last_send_[key(src)] = i;
   last_recv_[key(dst)] = i;
@@ -201,7 +212,7 @@ TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std:
   if (free_starts_ == FreeStarts::kDrop && pipelined && delays_.ns[role] == 0) {
     bytes_after_.swap(start_after_);
   } else {
-    bytes_after_.push_back(dag_.add({src, dst, 0, delays_.ns[role], pipelined, connection}, start_after_));
+    bytes_after_.push_back(dag_.add({src, dst, 0, delays_.ns[role], pipelined, false, connection}, start_after_));
     roles_.push_back(role);
     steps_.push_back(step_);
   }
@@ -209,7 +220,7 @@ TransferIndex Builder::add_queued(VertexId src, VertexId dst, double bytes, std:
     if (l < last_on_link_.size() && last_on_link_[l] != kNoTransfer) bytes_after_.push_back(last_on_link_[l]);
   }
   sorted(bytes_after_);
-  const TransferIndex i = dag_.add({src, dst, bytes, 0, true, connection}, bytes_after_);
+  const TransferIndex i = dag_.add({src, dst, bytes, 0, true, false, connection}, bytes_after_);
   roles_.push_back(kNone);
   steps_.push_back(step_);
   for (topo::LinkId l : links) {

@@ -149,6 +149,10 @@ class Builder {
 
   void set_channel(int channel) { channel_ = static_cast<std::uint32_t>(channel); }
   void set_slicing(const Slicing& slicing) { slicing_ = slicing; }
+  // From now on a message's first slice follows its sender's previous message to the same peer
+  // on the same channel as Transfer::after_sent: once that message has left, not arrived (a
+  // ring's steps, whose connection keeps several in flight). Off: it waits for the arrival.
+  void set_sends_in_flight(bool on) { sends_in_flight_ = on; }
   std::int64_t alpha_ns() const { return alpha_ns_; }
 
   TransferIndex add(topo::VertexId src, topo::VertexId dst, double bytes, std::vector<TransferIndex> after,
@@ -188,6 +192,7 @@ class Builder {
   Slicing slicing_;
   std::uint32_t channel_ = 0;
   std::uint32_t step_ = 0;
+  bool sends_in_flight_ = false;
   TransferDag dag_;
   std::vector<std::uint32_t> steps_;  // by transfer: step_ when it was emitted
   std::unordered_map<std::uint64_t, TransferIndex> last_send_;

@@ -19,6 +19,7 @@ void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, doubl
   const std::size_t n = order.size();
   if (n < 2 || steps <= 0) return;
   b.set_slicing(cut);
+  b.set_sends_in_flight(true);
   const int chunks = cut.count;
   const auto c_count = static_cast<std::size_t>(chunks);
   std::vector<std::optional<TransferIndex>> phase_start(n);
@@ -42,6 +43,7 @@ void ring_phase(Builder& b, const std::vector<VertexId>& order, int steps, doubl
     }
     std::swap(received, next);
   }
+  b.set_sends_in_flight(false);
 }
 
 // A pipelined chain order[0] -> order[1] -> ... : piece c moves on from a hop as soon as it arrived.

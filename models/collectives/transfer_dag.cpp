@@ -33,6 +33,17 @@ TransferIndex TransferDag::add(const Transfer& transfer, const std::vector<Trans
                                   "; predecessors must be earlier transfers");
     }
   }
+  if (transfer.after_sent) {
+    if (transfer.pipelined || after.empty()) {
+      throw std::invalid_argument(what() + " follows a sent message but is " +
+                                  (after.empty() ? "after no transfer" : "a pipelined slice"));
+    }
+    const Transfer& previous = transfers_[after.front()];
+    if (previous.src != transfer.src || previous.dst != transfer.dst || previous.connection != transfer.connection) {
+      throw std::invalid_argument(what() + " follows transfer " + std::to_string(after.front()) +
+                                  " as a sent message, which is on another connection");
+    }
+  }
   transfers_.push_back(transfer);
   after_.insert(after_.end(), after.begin(), after.end());
   after_begin_.push_back(after_.size());
@@ -149,6 +160,7 @@ DagRunner::DagRunner(const topo::Topology& topology, topo::Router& router, const
   user_ = fabric.add_user(*this);
   succ_begin_.assign(n + 1, 0);
   waiting_on_.assign(n, 0);
+  ready_.assign(n, sim::SimTime::zero());
   for (std::size_t i = 0; i < n; ++i) {
     const auto after = dag.after(static_cast<TransferIndex>(i));
     waiting_on_[i] = static_cast<std::uint32_t>(after.size());
@@ -213,8 +225,16 @@ void DagRunner::open_connections(const topo::Topology& topology, topo::Router& r
 
 void DagRunner::release(net::FabricLp& fabric, TransferIndex i, sim::Context& ctx) {
   const Transfer& t = dag_.transfers()[i];
-  const sim::SimTime activated =
-      fabric.send(ctx, user_, connection_of_[i], t.bytes, sim::SimTime::from_ns(t.alpha_ns), t.pipelined, i);
+  sim::SimTime activated;
+  if (t.after_sent) {
+    // Its bytes start once its alpha and latency have run from when it was ready, which may be
+    // before now; the fabric is told the rest of the wait, its latency included (streamed).
+    const sim::SimTime start =
+        std::max(ctx.now(), ready_[i] + sim::SimTime::from_ns(t.alpha_ns) + fabric.latency(connection_of_[i]));
+    activated = fabric.send(ctx, user_, connection_of_[i], t.bytes, start - ctx.now(), true, i);
+  } else {
+    activated = fabric.send(ctx, user_, connection_of_[i], t.bytes, sim::SimTime::from_ns(t.alpha_ns), t.pipelined, i);
+  }
   if (record_each_) timings_[i] = {ctx.now(), activated, sim::SimTime::zero()};
 }
 
@@ -224,7 +244,11 @@ void DagRunner::on_delivered(net::FabricLp& fabric, std::uint64_t tag, sim::Cont
   makespan_ = std::max(makespan_, ctx.now());
   --unfinished_;
   for (std::uint32_t k = succ_begin_[i]; k < succ_begin_[i + 1]; ++k) {
-    if (--waiting_on_[succ_[k]] == 0) release(fabric, succ_[k], ctx);
+    const TransferIndex s = succ_[k];
+    // Sent, not arrived: what an after_sent successor waits for from the message before it.
+    const bool sent = dag_[s].after_sent && dag_.after(s).front() == i;
+    ready_[s] = std::max(ready_[s], sent ? ctx.now() - fabric.latency(connection_of_[i]) : ctx.now());
+    if (--waiting_on_[s] == 0) release(fabric, s, ctx);
   }
 }
 

@@ -11,6 +11,16 @@
 // back (algorithms.hpp): its bytes follow the previous slice's without a gap, so it waits
 // no route latency of its own (the message's first slice paid it once).
 //
+// A transfer `after_sent` follows its first predecessor as the next message on the same
+// connection, not as data it needs: it waits for that message's bytes to have left the sender,
+// not to have arrived. The executor moves a message's bytes after its route latency (latency
+// first, then bytes), so "left" is the predecessor's finish less its connection's latency: the
+// transfer is released at the latest of its other predecessors' finishes and that, then waits
+// its alpha and its own latency, and starts no earlier than the instant its last predecessor
+// finished. So a sender keeps several messages in flight on one connection, as NCCL's
+// connections do (NCCL_STEPS buffers of credit), and a ring step pays its own hop's latency,
+// not the slowest hop's: a GPU's next send is not held back by the latency of its last one.
+//
 // Predecessors must have smaller indices than the transfer that waits on them, so a DAG
 // is acyclic by construction and its insertion order is a topological order (the alpha-beta
 // critical path in alpha_beta.hpp walks it once, in that order).
@@ -48,6 +58,7 @@ struct Transfer {
   double bytes = 0;
   std::int64_t alpha_ns = 0;     // extra start delay once released
   bool pipelined = false;        // a later slice of a streamed message: no route latency
+  bool after_sent = false;       // its first predecessor is the previous message on its connection (above)
   std::uint32_t connection = 0;  // which of src -> dst's connections carries it (a channel, a tree)
 };
 
@@ -59,8 +70,9 @@ std::uint64_t connection_hash(std::uint64_t seed, const Transfer& transfer);
 class TransferDag {
  public:
   // Appends a transfer that waits on `after` and returns its index. Throws std::invalid_argument
-  // for negative or non-finite bytes, a negative alpha, or a predecessor that is not an earlier
-  // transfer.
+  // for negative or non-finite bytes, a negative alpha, a predecessor that is not an earlier
+  // transfer, or an `after_sent` transfer that is pipelined, has no predecessor, or whose first
+  // predecessor has another sender, receiver or connection.
   TransferIndex add(const Transfer& transfer, const std::vector<TransferIndex>& after = {});
 
   // Appends every transfer of `other`, its predecessors shifted past this DAG's transfers (the two
@@ -158,7 +170,10 @@ class DagRunner final : public net::FabricUser {
   // Successors in compressed form: successors of i are succ_[succ_begin_[i] .. succ_begin_[i + 1]).
   std::vector<std::uint32_t> succ_begin_;
   std::vector<TransferIndex> succ_;
-  std::vector<std::uint32_t> waiting_on_;         // predecessors not yet finished
+  std::vector<std::uint32_t> waiting_on_;  // predecessors not yet finished
+  // Per transfer: the latest of its finished predecessors' finishes, an after_sent one's less its
+  // connection's latency (TransferDag's header); read when the last one finishes.
+  std::vector<sim::SimTime> ready_;
   std::vector<net::ConnectionId> connection_of_;  // per transfer: the fabric connection carrying it
   std::vector<TransferTiming> timings_;
   bool record_each_ = true;

@@ -87,6 +87,8 @@ class FabricLp final : public sim::LogicalProcess {
   // does not have, or fractions that are not one per link of their route.
   ConnectionId open(const Connection& connection);
   std::size_t connection_count() const { return connections_.size(); }
+  // The wait of a connection's first byte: the longest of its flows' route latencies.
+  sim::SimTime latency(ConnectionId connection) const { return connections_.at(connection).latency; }
 
   // Before the run; the user must outlive the fabric's run. Returns the user's number for send().
   std::uint32_t add_user(FabricUser& user);

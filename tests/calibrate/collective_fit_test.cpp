@@ -72,9 +72,13 @@ TEST_CASE("collective fit: recovers alpha, launch, both step costs and the NVLS 
   truth.efficiency.nvls = 0.78;
   truth.efficiency.nic = 0.92;
   // One node with NVLS (NCCL_ALGO=NVLS) and two nodes with rings (NCCL_ALGO=Ring), as the
-  // calibration data has them: together they separate launch from alpha.
-  std::vector<BusbwSeries> series = {sweep(1, "NVLS"), sweep(2, "Ring")};
+  // calibration data has them: together they separate launch from alpha. A 2-node ring's
+  // latency-bound sizes carry its NVLink hops' bytes along the path a slice travels, so the
+  // NVLink ring fraction enters them too, weakly and tangled with the NIC's: a one-node ring
+  // (NCCL_ALGO=Ring) pins it.
+  std::vector<BusbwSeries> series = {sweep(1, "NVLS"), sweep(2, "Ring"), sweep(1, "Ring")};
   series[1].protocol = coll::Protocol::kSimple;  // NCCL_PROTO=Simple: no protocol thresholds to find
+  series[2].protocol = coll::Protocol::kSimple;
   synthesise(series, truth, 0.01);
 
   const coll::CollectiveParams start;  // the catalog-like defaults
@@ -83,8 +87,9 @@ TEST_CASE("collective fit: recovers alpha, launch, both step costs and the NVLS 
   const struct {
     std::string name;
     double truth;
-  } expected[] = {{"alpha_ns", 3000},     {"launch_ns", 20000}, {"step_ns", 2500},
-                  {"nvls_step_ns", 9000}, {"nvls", 0.78},       {"nic", 0.92}};
+  } expected[] = {
+      {"alpha_ns", 3000}, {"launch_ns", 20000},           {"step_ns", 2500}, {"nvls_step_ns", 9000}, {"nvls", 0.78},
+      {"nic", 0.92},      {"ring", truth.efficiency.ring}};
   for (const auto& e : expected) {
     CAPTURE(e.name);
     const double v = fitted(fit, e.name.c_str()), s = sigma(fit, e.name.c_str());
@@ -95,9 +100,8 @@ TEST_CASE("collective fit: recovers alpha, launch, both step costs and the NVLS 
     CHECK(s < 0.25 * e.truth);  // constrained, not merely consistent
   }
   CHECK(fit.result.max_abs_rel_error < 0.03);  // 1% noise
-  // Simple runs everywhere, so the low-latency protocols' costs are not identified; nor is the
-  // NVLink ring fraction, which never limits a 2-node ring (the NICs do).
-  CHECK(fit.not_identified == std::vector<std::string>{"ll_alpha_ns", "ll128_alpha_ns", "ring"});
+  // Simple runs everywhere, so the low-latency protocols' costs are not identified.
+  CHECK(fit.not_identified == std::vector<std::string>{"ll_alpha_ns", "ll128_alpha_ns"});
 }
 
 TEST_CASE("collective fit: one node alone cannot split launch from alpha, nor say anything of ring steps") {
@@ -130,12 +134,17 @@ TEST_CASE("collective fit: the closed forms it fits are what the simulation repo
   const auto simulated = predict_busbw(system_with, series, p, options, true);
   REQUIRE(closed.size() == simulated.size());
   const std::size_t per_series = series[0].points.size();
-  double worst_exact = 0, worst_tree = 0;
+  double worst_exact = 0, worst_ring = 0, worst_tree = 0;
   for (std::size_t i = 0; i < closed.size(); ++i) {
     CAPTURE(i);
     const double d = simulated[i] / closed[i] - 1;
-    if (i < 2 * per_series) {
+    if (i < per_series) {
       worst_exact = std::max(worst_exact, std::abs(d));
+    } else if (i < 2 * per_series) {
+      // The 2-node ring's 8 channels: the closed form's time bounds the simulation's from below
+      // (docs/collectives.md, "Ring channels across nodes"), so its busbw from above.
+      CHECK(d <= 1e-6);
+      worst_ring = std::max(worst_ring, -d);
     } else {
       // NVLS-tree's sliced phases share NVLinks in the simulation (one slice's reduce-scatter
       // with another's all-gather), which the uncontended closed form does not see: the
@@ -144,8 +153,10 @@ TEST_CASE("collective fit: the closed forms it fits are what the simulation repo
       worst_tree = std::max(worst_tree, -d);
     }
   }
-  MESSAGE("closed form vs simulation: NVLS and ring worst " << worst_exact << ", NVLS-tree worst " << worst_tree);
+  MESSAGE("closed form vs simulation: NVLS worst " << worst_exact << ", 2-node ring worst " << worst_ring
+                                                   << ", NVLS-tree worst " << worst_tree);
   CHECK(worst_exact < 1e-3);
+  CHECK(worst_ring < 0.03);
   CHECK(worst_tree < 0.1);
 }
 
@@ -243,7 +254,9 @@ TEST_CASE("collective fit: the tree's own protocol thresholds and where NCCL lea
   CHECK(fit.params.tree_max_bytes >= truth.tree_max_bytes);
   CHECK(fit.params.tree_max_bytes <= 2 * truth.tree_max_bytes);
   CHECK(fit.params.tree_ll128_max_bytes == truth.tree_ll128_max_bytes);
-  CHECK(fit.params.tree_ll_max_bytes < 2 << 20);  // no LL at a measured size
+  // No LL ran; with LL's alpha free, the 1 MiB point alone on LL fits as well (max error 0.2%
+  // against 0.5% of noise), so the fit may put it there, and no further.
+  CHECK(fit.params.tree_ll_max_bytes <= 2 << 20);
   CHECK(fit.result.max_abs_rel_error < 0.015);
 }
 

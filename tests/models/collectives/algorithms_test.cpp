@@ -37,12 +37,18 @@ double simulated_seconds(const Topology& t, Router& router, Op op, Algorithm a, 
   return run_dag(t, router, build_collective(op, a, t, spec), kSeed).makespan.to_seconds();
 }
 
-// Relative difference between simulation and closed form, recorded for the report.
-double agreement(const Topology& t, Router& router, Op op, Algorithm a, const CollectiveSpec& spec) {
-  const double sim = simulated_seconds(t, router, op, a, spec);
-  const double closed = alpha_beta_seconds(op, a, t, router, spec, kSeed);
-  REQUIRE(closed > 0);
-  return std::abs(sim - closed) / closed;
+// A ring over several nodes runs one channel per GPU of a node, and while the ring runs on
+// latency its channels' hops are not in step, so a link is shared by fewer messages than all of
+// them: the closed form (alpha_beta.cpp, ring_lattice) takes a slice that waits for data at its
+// rate alone and one that streams behind its own hop at its share, a lower bound that the
+// simulation meets at the bandwidth end and exceeds between. What it exceeds by, measured on
+// these clusters: up to 14.6% with no per-step cost at all (alpha 0, 8 MiB on 2 nodes), up to 2.6%
+// with alpha at 2 us, under 0.01% from 64 MiB. Returns the relative gap.
+double check_channel_bound(double sim, double closed, std::int64_t alpha_ns, double bytes) {
+  CHECK(closed <= sim * (1 + 1e-6));
+  const double gap = (sim - closed) / closed;
+  CHECK(gap < (bytes >= 64.0 * (1 << 20) ? 1e-3 : alpha_ns == 0 ? 0.20 : 0.05));
+  return gap;
 }
 
 }  // namespace
@@ -96,8 +102,15 @@ TEST_CASE("every algorithm's simulated time on an idle cluster equals its alpha-
             CAPTURE(slicing.max_slices);
             CAPTURE(alpha_ns);
             CAPTURE(bytes);
-            const double diff = agreement(t, router, c.op, c.algorithm, spec);
-            CHECK(diff < 1e-3);
+            // A ring over both nodes runs 8 channels: a bound (check_channel_bound).
+            const bool channels = c.algorithm == Algorithm::kRing && n == 16 &&
+                                  (c.op == Op::kAllReduce || c.op == Op::kReduceScatter || c.op == Op::kAllGather);
+            const double sim = simulated_seconds(t, router, c.op, c.algorithm, spec);
+            const double closed = alpha_beta_seconds(c.op, c.algorithm, t, router, spec, kSeed);
+            REQUIRE(closed > 0);
+            const double diff =
+                channels ? check_channel_bound(sim, closed, alpha_ns, bytes) : std::abs(sim - closed) / closed;
+            if (!channels) CHECK(diff < 1e-3);
             worst_here = std::max(worst_here, diff);
           }
         }
@@ -145,7 +158,13 @@ TEST_CASE("closed forms equal the DAG's critical path exactly, however finely me
             CAPTURE(step_ns);
             const double closed = alpha_beta_seconds(op, algorithm, t, router, spec, kSeed);
             const double path = critical_path_seconds(build_collective(op, algorithm, t, spec), t, router, kSeed);
-            CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+            if (algorithm == Algorithm::kRing && n == 16 && op != Op::kBroadcast && op != Op::kReduce) {
+              // 8 channels across both nodes: the closed form streams at the links' shares
+              // where the critical path takes every transfer alone.
+              CHECK(closed >= path * (1 - 1e-9));
+            } else {
+              CHECK(closed == doctest::Approx(path).epsilon(1e-9));
+            }
           }
         }
       }
@@ -201,13 +220,18 @@ TEST_CASE("per-slice delay: a message of k real slices pays alpha + (k - 1) x st
   spec.step_ns = 300;
   spec.slice_bytes = 100e3;               // 8e6 per step: 80 real slices
   const double hop_latency = 2 * 500e-9;  // GPU -> NVSwitch -> GPU
-  const double expected = 14 * (2000e-9 + hop_latency + 79 * 300e-9 + 8e6 / 450e9);
+  // Each step's slice 0 was received as slice 0 of the step before, long since: a step waits
+  // for its own previous message to have left and pays alpha, the delays and the bytes; the
+  // latency is paid once, by the pipeline's first message. (The DAG's middle slices round their
+  // delays to whole ns: 1e-3.)
+  const double expected = 14 * (2000e-9 + 79 * 300e-9 + 8e6 / 450e9) + hop_latency;
   for (int cap : {4, 64, 1000}) {
     spec.max_slices = cap;
     CAPTURE(cap);
-    CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) == doctest::Approx(expected));
+    CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) ==
+          doctest::Approx(expected).epsilon(1e-3));
     CHECK(simulated_seconds(t, router, Op::kAllReduce, Algorithm::kRing, spec) ==
-          doctest::Approx(expected).epsilon(1e-4));
+          doctest::Approx(expected).epsilon(1e-3));
   }
 }
 
@@ -224,10 +248,13 @@ TEST_CASE("closed forms in numbers: ring all-reduce and NVLS on one node") {
   // NVLS: S up (alpha + 500 ns + S / 450e9), then S down.
   const double nvls = 2 * (1e-6 + 0.5e-6 + 8e6 / 450e9);
   CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kNvls, t, router, spec) == doctest::Approx(nvls));
-  // Slicing does not change the ring: every step's message streams as a whole (alpha and the
-  // latency once per step).
+  // Sliced, a step's first slice is one its rank received as the previous step's first slice
+  // long before, so the steps follow one another's bytes after alpha alone and the pipeline pays
+  // the hop's latency once: 2(n-1)(alpha + (S/n) / B) + 2 x 500 ns (10 slices a step, 9 of them
+  // 2 us of bytes behind the first, more than the latency).
   spec.slice_bytes = 1e5;
-  CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) == doctest::Approx(ring));
+  CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) ==
+        doctest::Approx(14 * (1e-6 + 1e6 / 450e9) + 1e-6));
   // NVLS in C = 8e6 / (8 x 125e3) = 8 slices: the down stage starts after one slice is up, so
   // alpha and the latency are paid once per stage and the bytes take (C + 1) slice times.
   spec.nvls_slice_bytes = 125e3;
@@ -468,7 +495,8 @@ TEST_CASE("multi-node rings: one channel per local rank, each leaving its node t
   CHECK(ring_all_reduce(spec).total_bytes() == doctest::Approx(dag.total_bytes()));
 }
 
-TEST_CASE("multi-channel rings across 2 and 4 nodes: simulation equals the closed form") {
+TEST_CASE("multi-channel rings across 2 and 4 nodes: the closed form bounds the simulation") {
+  double worst = 0;
   for (int nodes : {2, 4}) {
     const Topology t = dgx_cluster(nodes, false);
     Router router(t);
@@ -486,12 +514,15 @@ TEST_CASE("multi-channel rings across 2 and 4 nodes: simulation equals the close
             CAPTURE(slice);
             CAPTURE(alpha_ns);
             CAPTURE(bytes);
-            CHECK(agreement(t, router, op, Algorithm::kRing, spec) < 1e-3);
+            const double sim = simulated_seconds(t, router, op, Algorithm::kRing, spec);
+            const double closed = alpha_beta_seconds(op, Algorithm::kRing, t, router, spec, kSeed);
+            worst = std::max(worst, check_channel_bound(sim, closed, alpha_ns, bytes));
           }
         }
       }
     }
   }
+  MESSAGE("multi-channel rings: simulation above the closed form by at most " << worst * 100 << "%");
 }
 
 TEST_CASE("multi-channel ring all-reduce: busbw near every NIC of a node together, as NCCL's") {
@@ -511,10 +542,12 @@ TEST_CASE("multi-channel ring all-reduce: busbw near every NIC of a node togethe
     CHECK(busbw >= 0.95 * 8 * 50e9);
     CHECK(busbw <= 8 * 50e9);
     // Closed form: 2(n-1) steps, each paced by a channel's NIC hop carrying S / (n C) alone on
-    // its NIC (the leaf uplink's 8 x 50e9 is shared by the 8 channels: 50e9 each).
+    // its NIC (the leaf uplink's 8 x 50e9 is shared by the 8 channels: 50e9 each), back to back
+    // after alpha, and the hop's latency once (the steps' first slices arrived long before).
     const double lat = 2 * (200 + 600 + 700) * 1e-9;
-    const double step = 2e-6 + lat + spec.bytes / (n * 8.0) / 50e9;
-    CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) == doctest::Approx(2 * (n - 1) * step));
+    const double step = 2e-6 + spec.bytes / (n * 8.0) / 50e9;
+    CHECK(alpha_beta_seconds(Op::kAllReduce, Algorithm::kRing, t, router, spec) ==
+          doctest::Approx(2 * (n - 1) * step + lat));
   }
 }
 
@@ -539,10 +572,10 @@ TEST_CASE("single-node and one-rank-per-node rings keep the single ring exactly"
       CHECK(x.pipelined == y.pipelined);
     }
   };
-  // One node (8 GPUs) and one rank per node (GPU 0 of each node): the previous formula,
-  // K * max_hop (alpha + lat + (S / n) / B).
-  const double nvlink = 14 * (1.5e-6 + 1e-6 + 64e6 / 8 / 450e9);
-  const double rail = 2 * (1.5e-6 + 3e-6 + 64e6 / 2 / 50e9);
+  // One node (8 GPUs) and one rank per node (GPU 0 of each node): one ring of equal hops,
+  // K (alpha + (S / n) / B) + lat, the messages' slices streaming behind one another.
+  const double nvlink = 14 * (1.5e-6 + 64e6 / 8 / 450e9) + 1e-6;
+  const double rail = 2 * (1.5e-6 + 64e6 / 2 / 50e9) + 3e-6;
   const std::vector<std::pair<std::vector<fathom::topo::VertexId>, double>> groups = {{gpus(t, 8), nvlink},
                                                                                       {{all[0], all[8]}, rail}};
   for (const auto& [ranks, expected] : groups) {

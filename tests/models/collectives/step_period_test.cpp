@@ -83,7 +83,7 @@ StepPeriodRun by_period(const Topology& t, Router& router, Op op, const Collecti
 
 }  // namespace
 
-TEST_CASE("a ring timed by its period equals its whole DAG within 0.1%, extrapolating from a prefix") {
+TEST_CASE("a ring timed by its period equals its whole DAG within 0.1%, extrapolating from a prefix at 1 GiB") {
   for (Routing routing : {Routing::kEcmpHash, Routing::kDestination, Routing::kAdaptive}) {
     for (int nodes : {4, 8, 16}) {
       const Topology t = spine_cluster(nodes, routing);
@@ -98,10 +98,16 @@ TEST_CASE("a ring timed by its period equals its whole DAG within 0.1%, extrapol
           const StepPeriodRun run = by_period(t, router, op, spec, nullptr);
           const auto full = static_cast<double>(full_run(t, router, op, spec, nullptr));
           CHECK(static_cast<double>(run.makespan.ns()) == doctest::Approx(full).epsilon(1e-3));
-          // The shortcut is what ran: a prefix, shorter than the whole, with a period.
-          CHECK(run.extrapolated);
-          CHECK(run.simulated_steps < fathom::coll::ring_step_count(op, spec.ranks.size()));
-          CHECK(run.period.ns() > 0);
+          // At 1 GiB the shortcut is what ran: a prefix, shorter than the whole, with a period.
+          // At 8 MiB the steps' bytes are short beside their latencies, a GPU's channels send
+          // at different instants (each at its own place in its ring, Transfer::after_sent),
+          // and the transient before the steps repeat lasts about the ring's length: the
+          // prefix may find no period and the whole DAG runs, as the equality above checks.
+          if (bytes >= 1024 * kMiB) {
+            CHECK(run.extrapolated);
+            CHECK(run.simulated_steps < fathom::coll::ring_step_count(op, spec.ranks.size()));
+            CHECK(run.period.ns() > 0);
+          }
         }
       }
     }
@@ -136,7 +142,7 @@ TEST_CASE("beside background traffic: equal to the whole DAG with it, extrapolat
       for (int g = 0; g < 8; ++g) {
         const std::string gpu = ".gpu" + std::to_string(g);
         dag.add({t.at("n" + std::to_string(n) + gpu), t.at("n" + std::to_string((n + 2) % nodes) + gpu), bytes, 0,
-                 false, 99});
+                 false, false, 99});
       }
     }
     return dag;

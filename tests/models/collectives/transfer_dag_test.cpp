@@ -77,6 +77,41 @@ TEST_CASE("a pipelined slice streams behind the previous one: no route latency o
   CHECK(fathom::coll::critical_path_seconds(dag, t, router, 1) == doctest::Approx(r.makespan.to_seconds()));
 }
 
+TEST_CASE("a message after_sent follows the previous one on its connection once it has left, not arrived") {
+  const Topology t = star();
+  Router router(t);
+  // Two 1 MB messages a -> b, the second with alpha 500. Arrival-ordered, it waits for the first
+  // to arrive (102 us) and then pays alpha and the 2 us latency again: its bytes start at
+  // 104.5 us. Sent-ordered, it waits for the first's bytes to have left a (102 - 2 = 100 us),
+  // pays alpha and its latency from there, and its bytes start at 102.5 us: the latencies of
+  // the two messages overlap, as a connection with several messages in flight has them.
+  for (bool sent : {false, true}) {
+    CAPTURE(sent);
+    TransferDag dag;
+    const auto first = dag.add({t.at("a"), t.at("b"), 1e6, 0});
+    const auto second = dag.add({t.at("a"), t.at("b"), 1e6, 500, false, sent}, {first});
+    const auto r = run_dag(t, router, dag, 1);
+    CHECK(r.transfers[first].finish == SimTime::from_ns(102'000));
+    CHECK(r.transfers[second].activated == SimTime::from_ns(sent ? 102'500 : 104'500));
+    CHECK(r.transfers[second].finish == SimTime::from_ns(sent ? 202'500 : 204'500));
+    CHECK(fathom::coll::critical_path_seconds(dag, t, router, 1) == doctest::Approx(r.makespan.to_seconds()));
+  }
+  // Data it needs from elsewhere still holds it back in full: released by a 300 ns zero-byte
+  // message c -> a that arrives at 102 + 2.3 = 104.3 us, it starts 2.5 us later.
+  TransferDag dag;
+  const auto first = dag.add({t.at("a"), t.at("b"), 1e6, 0});
+  const auto data = dag.add({t.at("c"), t.at("a"), 0, 300}, {first});
+  const auto second = dag.add({t.at("a"), t.at("b"), 1e6, 500, false, true}, {first, data});
+  const auto r = run_dag(t, router, dag, 1);
+  CHECK(r.transfers[data].finish == SimTime::from_ns(104'300));
+  CHECK(r.transfers[second].activated == SimTime::from_ns(106'800));
+  CHECK(fathom::coll::critical_path_seconds(dag, t, router, 1) == doctest::Approx(r.makespan.to_seconds()));
+  // It must follow a message of its own connection, and not be a pipelined slice.
+  CHECK_THROWS_AS(dag.add({t.at("a"), t.at("c"), 1, 0, false, true}, {first}), std::invalid_argument);
+  CHECK_THROWS_AS(dag.add({t.at("a"), t.at("b"), 1, 0, true, true}, {first}), std::invalid_argument);
+  CHECK_THROWS_AS(dag.add({t.at("a"), t.at("b"), 1, 0, false, true}, {}), std::invalid_argument);
+}
+
 TEST_CASE("a transfer waits for all its predecessors; same-vertex transfers cost only alpha") {
   const Topology t = star();
   Router router(t);
@@ -98,7 +133,7 @@ TEST_CASE("append(): the other DAG's transfers follow, their predecessors shifte
   first.add({1, 2, 20, 0}, {0});
   TransferDag second;
   second.add({3, 4, 30, 0});
-  second.add({4, 5, 40, 7, true, 9}, {0});
+  second.add({4, 5, 40, 7, true, false, 9}, {0});
   CHECK(first.append(second) == 2);
   REQUIRE(first.size() == 4);
   CHECK(first.after(2).empty());
