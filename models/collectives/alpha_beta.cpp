@@ -428,6 +428,12 @@ ClosedFormCache::Shape ClosedFormCache::shape(Algorithm algorithm, const Collect
       static_cast<int>(algorithm), 0, spec.bytes, spec.slice_bytes, spec.nvls_slice_bytes, spec.max_slices, spec.ranks};
 }
 
+double ring_steps_seconds(const topo::Topology& topology, topo::Router& router, const CollectiveSpec& spec, int steps) {
+  const Costs c{topology, router, spec};
+  return c.channel_rings(ring_channels(topology, spec.ranks), steps,
+                         spec.bytes / static_cast<double>(spec.ranks.size()));
+}
+
 double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topology, topo::Router& router,
                           const CollectiveSpec& spec, std::uint64_t seed, bool check, ClosedFormCache* cache) {
   const auto shape = [](Algorithm a, const CollectiveSpec& s) { return ClosedFormCache::shape(a, s); };

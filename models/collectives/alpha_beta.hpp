@@ -74,6 +74,12 @@ double alpha_beta_seconds(Op op, Algorithm algorithm, const topo::Topology& topo
                           const CollectiveSpec& spec, std::uint64_t seed = 0, bool check = true,
                           ClosedFormCache* cache = nullptr);
 
+// The closed form of the first `steps` steps of a ring all-reduce, reduce-scatter or all-gather
+// over spec.ranks (ring_channels(), each step a message of spec.bytes / n per hop): the ring's
+// lattice (docs/collectives.md), which alpha_beta_seconds() gives for the whole. For timing a
+// ring by its prefix (step_period.hpp).
+double ring_steps_seconds(const topo::Topology& topology, topo::Router& router, const CollectiveSpec& spec, int steps);
+
 // The longest path through the DAG when every transfer costs its uncontended d (no route
 // latency for a pipelined one; an after_sent one released as TransferDag's header says; routes
 // with the ECMP hash of (seed, index), as run_dag() uses). A lower bound on

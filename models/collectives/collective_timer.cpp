@@ -148,9 +148,13 @@ CollectiveTiming CollectiveTimer::time(Op op, const std::vector<topo::VertexId>&
   CollectiveTiming t = resolve(op, ranks, bytes, algorithm);
   Scaled& s = scaled(t.algorithm, t.protocol);
   sim::SimTime makespan;
-  if (const auto steps = stepped_collective(op, t.algorithm, s.topology, spec(ranks, bytes, t.protocol))) {
-    // Its steps repeat: simulated until they show their period (step_period.hpp).
-    makespan = run_by_step_period(s.topology, *router_, steps->build, steps->steps, seed_, params_.flows_per_connection)
+  const CollectiveSpec sliced = spec(ranks, bytes, t.protocol);
+  if (const auto steps = stepped_collective(op, t.algorithm, s.topology, sliced)) {
+    // Its steps repeat: simulated until they show their period, or scaled by the ring's lattice
+    // where they show none within the prefix budget (step_period.hpp).
+    const StepModel lattice = [&](int k) { return ring_steps_seconds(s.topology, *router_, sliced, k); };
+    makespan = run_by_step_period(s.topology, *router_, steps->build, steps->steps, seed_, params_.flows_per_connection,
+                                  nullptr, &lattice)
                    .makespan;
   } else {
     const TransferDag dag = build(op, t, s.topology, ranks, bytes);

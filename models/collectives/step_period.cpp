@@ -42,8 +42,8 @@ Window window_of(const std::vector<std::int64_t>& last_finish) {
 }  // namespace
 
 StepPeriodRun run_by_step_period(const topo::Topology& topology, topo::Router& router, const StepDagBuilder& build,
-                                 int steps, std::uint64_t seed, int flows_per_connection,
-                                 const TransferDag* background) {
+                                 int steps, std::uint64_t seed, int flows_per_connection, const TransferDag* background,
+                                 const StepModel* model, std::size_t max_transfers) {
   if (steps < 1)
     throw std::invalid_argument("run_by_step_period: needs at least one step, got " + std::to_string(steps));
   StepPeriodRun out;
@@ -72,7 +72,19 @@ StepPeriodRun run_by_step_period(const topo::Topology& topology, topo::Router& r
       background_done = std::max(background_done, result.transfers[i].finish.ns());
     }
     const Window w = window_of(last_finish);
-    if (!w.periodic || background_done > last_finish[static_cast<std::size_t>(m - 1 - w.width)]) continue;
+    const bool settled = background_done <= last_finish[static_cast<std::size_t>(m - 1 - w.width)];
+    if (!w.periodic || !settled) {
+      // No period yet: a longer prefix, unless it would pass the budget and the model can finish.
+      const bool quiet = background_done <= last_finish.back();
+      if (model == nullptr || !*model || !quiet || 2 * own <= max_transfers) continue;
+      const double prefix_model = (*model)(m), whole_model = (*model)(steps);
+      if (!(prefix_model > 0) || !(whole_model >= prefix_model)) continue;
+      const double estimate_s = static_cast<double>(last_finish.back()) * 1e-9 * (whole_model / prefix_model);
+      if (!(estimate_s < 9.2e9)) throw sim::TimeOutOfRange(estimate_s);
+      out.makespan = sim::SimTime::from_seconds(estimate_s);
+      out.scaled = true;
+      return out;
+    }
     // The remaining steps at the window's spacing, rounded to the nanosecond once; a makespan
     // past the clock's range throws TimeOutOfRange, as the whole run would.
     const auto rest = static_cast<std::int64_t>(steps - m);
