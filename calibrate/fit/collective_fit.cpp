@@ -200,10 +200,12 @@ std::vector<double> measured_busbw(const std::vector<BusbwSeries>& series, const
 
 namespace {
 
-// The fit with the discrete choices of `start` held fixed.
+// The fit with the discrete choices of `start` held fixed. `screening`: a short fit that only
+// ranks a candidate, which keeps a parameter it finds unconstrained (the full fit drops it).
 CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                              const coll::CollectiveParams& start, const CollectiveFitOptions& options,
-                             const std::vector<double>& measured, Timers& timers, const FitOptions& fit_options = {}) {
+                             const std::vector<double>& measured, Timers& timers, const FitOptions& fit_options = {},
+                             bool screening = false) {
   const auto predict = [&](const std::vector<double>& x) {
     return predictions(cluster_for, series, from_vector(start, x), options, false, timers);
   };
@@ -232,7 +234,7 @@ CollectiveFit fit_continuous(const ClusterForNodes& cluster_for, const std::vect
   // whole admissible range once fitted is not constrained by the data after all (a 2-node ring's
   // NVLink fraction, which its latency-bound sizes touch only through the NVLink hops' bytes):
   // kept at its start value and the rest refitted.
-  for (bool again = true; again;) {
+  for (bool again = !screening; again;) {
     again = false;
     for (int j : candidates) {
       const FitParameter& p = parameters[static_cast<std::size_t>(j)];
@@ -321,7 +323,7 @@ CollectiveFit search_threshold(const ClusterForNodes& cluster_for, const std::ve
     if (t < from || t > upto || t == base.*bound) continue;
     coll::CollectiveParams start = base;
     start.*bound = t;
-    const CollectiveFit fit = fit_continuous(cluster_for, series, start, options, measured, timers, screening);
+    const CollectiveFit fit = fit_continuous(cluster_for, series, start, options, measured, timers, screening, true);
     const double ssr = sum_squared_relative(fit.result);
     if (ssr < winner_ssr) {
       winner_ssr = ssr;

@@ -226,10 +226,11 @@ TEST_CASE("collective fit: the tree's own protocol thresholds and where NCCL lea
   // Two nodes, the algorithm left to NCCL: the tree below 16 MiB, running LL128 below 4 MiB, and
   // NVLS-tree from 16 MiB. The fit moves tree_max from its 4 MiB default and finds the tree's
   // LL128 bound, while the ring's thresholds (no ring ran) are not searched. Where the tree
-  // gives way is found to one measured size: the tree across nodes (chains and the trees over
-  // the nodes) with a per-slice step of about 8 us runs 16 MiB about as slowly as NVLS-tree, so
-  // tree_max at 32 MiB with that step fits these sizes about as well (max error 1.1%, against
-  // 0.5% of noise) and the fit, a local search from the incumbent, may settle there.
+  // gives way is found to within two measured sizes: the tree across nodes (chains and the trees
+  // over the nodes) with a per-slice step of about 8 us runs 16 MiB about as slowly as NVLS-tree,
+  // so tree_max at 32 or 64 MiB with that step fits these sizes about as well (measured: 64 MiB,
+  // max error 0.16%, against 0.5% of noise) and the fit, a local search from the incumbent, may
+  // settle there.
   coll::CollectiveParams truth;
   truth.tree_max_bytes = 16 << 20;
   truth.tree_ll128_max_bytes = 4 << 20;
@@ -252,7 +253,7 @@ TEST_CASE("collective fit: the tree's own protocol thresholds and where NCCL lea
   CHECK_FALSE(listed("ll128_max_bytes"));
   CHECK_FALSE(listed("nvls_min_bytes"));  // no single-node series: moving it changes nothing
   CHECK(fit.params.tree_max_bytes >= truth.tree_max_bytes);
-  CHECK(fit.params.tree_max_bytes <= 2 * truth.tree_max_bytes);
+  CHECK(fit.params.tree_max_bytes <= 4 * truth.tree_max_bytes);
   CHECK(fit.params.tree_ll128_max_bytes == truth.tree_ll128_max_bytes);
   // No LL ran; with LL's alpha free, the 1 MiB point alone on LL fits as well (max error 0.2%
   // against 0.5% of noise), so the fit may put it there, and no further.
