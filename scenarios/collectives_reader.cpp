@@ -12,7 +12,14 @@ void read_collectives_section(MapReader& c, coll::CollectiveParams& p,
   // profile).
   const bool ll_max_alone = c.has("ll_max") && !c.has("tree_ll_max");
   const bool ll128_max_alone = c.has("ll128_max") && !c.has("tree_ll128_max");
+  // Thresholds given mean thresholds chosen (NCCL's cost model is the default otherwise).
+  bool thresholds = false;
+  for (const char* key : {"ll_max", "ll128_max", "tree_ll_max", "tree_ll128_max", "nvls_min", "tree_max"}) {
+    thresholds = thresholds || c.has(key);
+  }
+  const bool tuner_given = c.has("tuner");
   read_declared(c, coll::collective_parameters(), p, note);
+  if (thresholds && !tuner_given) p.tuner = coll::Tuner::kThresholds;
   if (ll_max_alone) p.tree_ll_max_bytes = p.ll_max_bytes;
   if (ll128_max_alone) p.tree_ll128_max_bytes = p.ll128_max_bytes;
   c.finish();

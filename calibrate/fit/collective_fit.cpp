@@ -380,7 +380,10 @@ bool algorithm_threshold_matters(const ClusterForNodes& cluster_for, const std::
 }  // namespace
 
 CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
-                              const coll::CollectiveParams& start, const CollectiveFitOptions& options) {
+                              const coll::CollectiveParams& given, const CollectiveFitOptions& options) {
+  // The fit chooses by size thresholds and searches them; the profile says so (`tuner`).
+  coll::CollectiveParams start = given;
+  start.tuner = coll::Tuner::kThresholds;
   const std::vector<double> measured = measured_busbw(series, options);
   if (measured.empty()) {
     throw std::invalid_argument("collective fit: no nccl-tests point of " + std::to_string(options.min_bytes) +
@@ -388,7 +391,7 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
   }
   Timers timers;
   CollectiveFit best = fit_continuous(cluster_for, series, start, options, measured, timers);
-  std::vector<std::string> discrete;
+  std::vector<std::string> discrete{fit_name("tuner")};
   // Whether NCCL shrank its NVLS chunk for mid-size messages depends on its version: where NVLS
   // ran, the data decide (the lower sum of squared relative errors), and the profile says which.
   if (efficiencies_used(cluster_for, series, start, options, timers).count(kNvls) > 0) {

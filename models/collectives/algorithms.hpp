@@ -1,5 +1,5 @@
-// Collective algorithms as transfer DAGs (transfer_dag.hpp), and an approximation of how
-// NCCL picks one.
+// Collective algorithms as transfer DAGs (transfer_dag.hpp), and the choice of one by size
+// thresholds (NCCL's own choice: nccl_tuner.hpp).
 //
 // Every builder takes the group's GPU vertices in rank order and a message size, and emits
 // point-to-point transfers with the dependencies the algorithm has. Two rules hold for all
@@ -232,8 +232,8 @@ struct AlgorithmChoice {
   std::string_view reason;  // one line for reports
 };
 
-// An approximation of NCCL's tuner (no protocol choice, size thresholds; see
-// docs/collectives.md): NVLS for all-reduce inside an NVLS domain from nvls_min_bytes up, the
+// The choice by size thresholds (`tuner: thresholds`, what calibration fits; NCCL's own tuner is
+// nccl_tuner.hpp; see docs/collectives.md): NVLS for all-reduce inside an NVLS domain from nvls_min_bytes up, the
 // double binary tree for all-reduce across nodes below tree_max_bytes, NVLS-tree above it on
 // NVLS hardware, the ring otherwise; direct all-to-all and send/recv; rings for the rest. The
 // defaults are kNvlsMinBytes and kTreeMaxBytes (collective_params.hpp; calibration fits them).

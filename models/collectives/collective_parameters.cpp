@@ -28,6 +28,9 @@ void set_protocol(CollectiveParams& c, double index) {
                         : std::nullopt;
 }
 
+double tuner_index(const CollectiveParams& c) { return c.tuner == Tuner::kNccl ? 0 : 1; }
+void set_tuner(CollectiveParams& c, double index) { c.tuner = index == 0 ? Tuner::kNccl : Tuner::kThresholds; }
+
 constexpr std::string_view kNcclTuning = "NCCL's tuning model (src/graph/tuning.cc): microseconds per step";
 constexpr std::string_view kAssumed = "assumed; calibration fits it (docs/calibration.md)";
 
@@ -128,6 +131,12 @@ const std::vector<P>& collective_parameters() {
        {},
        {},
        true},
+      {"tuner", Quantity::kChoice, tuner_index, set_tuner,
+       "who picks each collective's algorithm and protocol: `nccl`, NCCL's own cost model (the pair of least estimated "
+       "time, [collectives.md](collectives.md#choosing-an-algorithm)); `thresholds`, the size thresholds `ll_max`, "
+       "`ll128_max`, `tree_ll_max`, `tree_ll128_max`, `nvls_min` and `tree_max`. A section that sets any threshold "
+       "without this key means `thresholds`; `fathom calibrate` fits thresholds",
+       "NCCL's default: its tuner", "tuner", "nccl thresholds"},
       {"protocol",
        Quantity::kChoice,
        protocol_index,

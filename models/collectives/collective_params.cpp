@@ -14,4 +14,6 @@ std::string_view to_string(Protocol protocol) {
   return "?";
 }
 
+std::string_view to_string(Tuner tuner) { return tuner == Tuner::kNccl ? "nccl" : "thresholds"; }
+
 }  // namespace fathom::coll

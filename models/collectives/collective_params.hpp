@@ -23,6 +23,12 @@ constexpr double kNvlsMinBytes = 256.0 * 1024;
 constexpr double kTreeMaxBytes = 4.0 * 1024 * 1024;
 std::string_view to_string(Protocol protocol);  // "Simple", "LL128", "LL"
 
+// How the algorithm and protocol of a collective are chosen: by NCCL's own cost model, the pair
+// of least estimated time (nccl_tuner.hpp), or by the size thresholds below, as NCCL's old
+// NCCL_TREE_THRESHOLD / NCCL_LL_THRESHOLD overrides did (what `fathom calibrate` fits).
+enum class Tuner { kNccl, kThresholds };
+std::string_view to_string(Tuner tuner);  // "nccl", "thresholds"
+
 // What a low-latency protocol costs instead of Simple's alpha_ns and full rate.
 struct ProtocolCost {
   std::int64_t alpha_ns = 0;      // software latency of one algorithm step
@@ -105,6 +111,9 @@ struct CollectiveParams {
   // leaves NCCL's algorithm unforced (docs/calibration.md).
   double nvls_min_bytes = kNvlsMinBytes;
   double tree_max_bytes = kTreeMaxBytes;
+  // Who chooses: NCCL's cost model by default; the thresholds above where a scenario or a
+  // calibrated profile sets them (scenarios/collectives_reader.cpp).
+  Tuner tuner = Tuner::kNccl;
   // NCCL_PROTO: one protocol for every size (where the algorithm has it); nullopt: by size.
   std::optional<Protocol> protocol;
   ProtocolCost ll{1'000, 0.5};

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "models/collectives/alpha_beta.hpp"
+#include "models/collectives/nccl_tuner.hpp"
 #include "models/collectives/step_period.hpp"
 #include "models/collectives/transfer_dag.hpp"
 #include "topologies/cluster.hpp"
@@ -120,6 +121,22 @@ CollectiveSpec CollectiveTimer::spec(const std::vector<topo::VertexId>& ranks, d
 CollectiveTiming CollectiveTimer::resolve(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
                                           std::optional<Algorithm> algorithm) const {
   CollectiveTiming t;
+  if (params_.tuner == Tuner::kNccl) {
+    if (op == Op::kAllToAll || op == Op::kSendRecv) {
+      t.algorithm = algorithm.value_or(Algorithm::kDirect);
+      t.reason = algorithm ? kSetByCaller : std::string_view("point-to-point: every pair at once");
+      const double per_peer = op == Op::kAllToAll && !ranks.empty() ? bytes / static_cast<double>(ranks.size()) : bytes;
+      t.protocol = params_.protocol.value_or(nccl_p2p_protocol(per_peer));
+      return t;
+    }
+    if (const auto choice = nccl_choice(op, bytes, tuner_group(plain_, ranks), params_.protocol, algorithm)) {
+      t.algorithm = choice->algorithm;
+      t.protocol = choice->protocol;
+      t.reason = algorithm ? kSetByCaller : std::string_view("NCCL's cost model: least estimated time");
+      return t;
+    }
+    // One rank, or an algorithm NCCL has no model for: the thresholds' choice below.
+  }
   if (algorithm) {
     t.algorithm = *algorithm;
     t.reason = kSetByCaller;

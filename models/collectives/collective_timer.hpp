@@ -1,5 +1,6 @@
 // CollectiveTimer: how long a collective takes on a cluster, NCCL-like. It picks the
-// algorithm (choose_algorithm) unless told, builds the algorithm's transfer DAG
+// algorithm and protocol as NCCL's tuner does (nccl_tuner.hpp; or by the thresholds of
+// choose_algorithm with `tuner: thresholds`) unless told, builds the algorithm's transfer DAG
 // (algorithms.hpp) with the slicing and step cost of CollectiveParams, runs it over the
 // flow-level network of the cluster with link capacities scaled by the algorithm's efficiency
 // (collective_params.hpp), and adds the launch cost. `fathom nccl-tests` and the training
@@ -34,8 +35,8 @@ namespace fathom::coll {
 struct CollectiveTiming {
   double seconds = 0;  // launch + makespan
   Algorithm algorithm = Algorithm::kRing;
-  Protocol protocol = Protocol::kSimple;  // forced (CollectiveParams::protocol), else by size; NVLS: Simple
-  std::string_view reason;                // why this algorithm: choose_algorithm's reason, or "set by caller"
+  Protocol protocol = Protocol::kSimple;  // the tuner's, or forced (CollectiveParams::protocol); NVLS: Simple
+  std::string_view reason;                // why this algorithm: the tuner's reason, or "set by caller"
 };
 
 // The fraction of NVLink rate `algorithm` reaches (AlgorithmEfficiency: nvls for NVLS and
@@ -68,8 +69,8 @@ class CollectiveTimer {
                       Protocol protocol = Protocol::kSimple) const;
 
   // One collective alone on the cluster. ranks: GPU vertex ids of topology(), in rank order;
-  // bytes per NCCL's convention (algorithms.hpp). algorithm: nullopt = choose_algorithm for
-  // the group's shape. kSendRecv (kDirect) with 2 ranks is one transfer; with more it is
+  // bytes per NCCL's convention (algorithms.hpp). algorithm: nullopt = NCCL's tuner's choice
+  // for the group (or choose_algorithm's, by thresholds). kSendRecv (kDirect) with 2 ranks is one transfer; with more it is
   // nccl-tests' shift (every rank to the next, all at once). Throws std::invalid_argument for
   // an algorithm that does not implement the op or fit the group.
   CollectiveTiming time(Op op, const std::vector<topo::VertexId>& ranks, double bytes,

@@ -180,13 +180,14 @@ void write_nccl_tests_table(std::FILE* out, const NcclTestsSweep& w) {
       "validation: 0 graph: 0\n",
       n, static_cast<long long>(w.min_bytes), static_cast<long long>(w.max_bytes), w.step_factor);
   std::fprintf(out,
-               "#\n# fathom %s of %s: %d node(s) x %d GPU(s), algo %s, alpha %lld ns, launch %lld ns,\n"
+               "#\n# fathom %s of %s: %d node(s) x %d GPU(s), algo %s, tuner %s, alpha %lld ns, launch %lld ns,\n"
                "# slice %.0f B, nvls chunk %.0f B x %d channels, max slices %d,\n"
                "# efficiency ring %.3f tree %.3f nvls %.3f nic %.3f\n",
                w.closed_form ? "closed forms" : "simulation", w.scenario_file.c_str(), w.nodes, w.gpus_per_node,
-               w.algo.c_str(), static_cast<long long>(params.alpha_ns), static_cast<long long>(params.launch_ns),
-               params.slice_bytes, params.nvls_chunk_bytes, params.nvls_channels, params.max_slices,
-               params.efficiency.ring, params.efficiency.tree, params.efficiency.nvls, params.efficiency.nic);
+               w.algo.c_str(), std::string(coll::to_string(params.tuner)).c_str(),
+               static_cast<long long>(params.alpha_ns), static_cast<long long>(params.launch_ns), params.slice_bytes,
+               params.nvls_chunk_bytes, params.nvls_channels, params.max_slices, params.efficiency.ring,
+               params.efficiency.tree, params.efficiency.nvls, params.efficiency.nic);
   std::fprintf(out, "#\n# Using devices\n");
   for (int r = 0; r < n; ++r) {
     const std::string& name = w.rank_vertices[static_cast<std::size_t>(r)];
@@ -220,14 +221,20 @@ void write_nccl_tests_table(std::FILE* out, const NcclTestsSweep& w) {
   }
   std::fprintf(out, "# Out of bounds values : 0 OK\n");
   std::fprintf(out, "# Avg bus bandwidth    : %g \n", busbw_count > 0 ? busbw_sum / busbw_count : 0.0);
-  // The algorithm of every size, consecutive sizes with the same one joined into a range.
+  // The algorithm and protocol of every size, consecutive sizes with the same pair joined into a
+  // range.
   std::string line;
   const auto& rows = w.rows;
+  const auto same = [&](std::size_t a, std::size_t b) {
+    return rows[a].size.timing.algorithm == rows[b].size.timing.algorithm &&
+           rows[a].size.timing.protocol == rows[b].size.timing.protocol;
+  };
   for (std::size_t i = 0; i < rows.size();) {
     std::size_t j = i;
-    while (j + 1 < rows.size() && rows[j + 1].size.timing.algorithm == rows[i].size.timing.algorithm) ++j;
+    while (j + 1 < rows.size() && same(j + 1, i)) ++j;
     if (!line.empty()) line += ", ";
-    line += std::string(coll::to_string(rows[i].size.timing.algorithm)) + " " + size_label(rows[i].size.bytes);
+    line += std::string(coll::to_string(rows[i].size.timing.algorithm)) + "/" +
+            std::string(coll::to_string(rows[i].size.timing.protocol)) + " " + size_label(rows[i].size.bytes);
     if (j > i) line += "-" + size_label(rows[j].size.bytes);
     i = j + 1;
   }

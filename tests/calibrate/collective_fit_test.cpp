@@ -65,6 +65,7 @@ double sigma(const CollectiveFit& fit, const char* name) { return fit.result.sig
 
 TEST_CASE("collective fit: recovers alpha, launch, both step costs and the NVLS and NIC fractions within 3 sigma") {
   coll::CollectiveParams truth;
+  truth.tuner = coll::Tuner::kThresholds;  // as the fit chooses (it fits thresholds)
   truth.alpha_ns = 3000;
   truth.launch_ns = 20000;
   truth.step_ns = 2500;
@@ -106,13 +107,14 @@ TEST_CASE("collective fit: recovers alpha, launch, both step costs and the NVLS 
 
 TEST_CASE("collective fit: one node alone cannot split launch from alpha, nor say anything of ring steps") {
   coll::CollectiveParams truth;
+  truth.tuner = coll::Tuner::kThresholds;  // as the fit chooses (it fits thresholds)
   truth.alpha_ns = 12000;
   truth.nvls_step_ns = 15000;
   truth.efficiency.nvls = 0.79;
   std::vector<BusbwSeries> series = {sweep(1, "NVLS")};
   synthesise(series, truth, 0.005);
   const CollectiveFit fit = fit_collectives(system_with, series, coll::CollectiveParams{});
-  CHECK(fit.fitted == std::vector<std::string>{"alpha_ns", "nvls_step_ns", "nvls", "nvls_adaptive_chunk"});
+  CHECK(fit.fitted == std::vector<std::string>{"alpha_ns", "nvls_step_ns", "nvls", "tuner", "nvls_adaptive_chunk"});
   CHECK(fit.not_identified == std::vector<std::string>{"step_ns", "ll_alpha_ns", "ll128_alpha_ns", "launch_ns"});
   // Launch stays at its start value; alpha absorbs the difference: launch + 2 alpha is what the
   // data fix (one NVLS all-reduce has two algorithm steps).
@@ -125,6 +127,7 @@ TEST_CASE("collective fit: one node alone cannot split launch from alpha, nor sa
 
 TEST_CASE("collective fit: the closed forms it fits are what the simulation reports") {
   coll::CollectiveParams p;
+  p.tuner = coll::Tuner::kThresholds;  // as the fit chooses
   p.alpha_ns = 4000;
   p.step_ns = 1500;
   p.nvls_step_ns = 12000;
@@ -186,6 +189,7 @@ TEST_CASE("collective fit: NCCL's protocol thresholds and the low-latency protoc
   // One node, rings chosen by size (no NCCL_ALGO, no NVLS), LL below 8 MiB and LL128 below
   // 64 MiB: the fit finds both thresholds among the measured sizes and each protocol's latency.
   coll::CollectiveParams truth;
+  truth.tuner = coll::Tuner::kThresholds;  // as the fit chooses (it fits thresholds)
   truth.alpha_ns = 15000;
   truth.ll_max_bytes = 8 << 20;
   truth.ll128_max_bytes = 64 << 20;
@@ -232,6 +236,7 @@ TEST_CASE("collective fit: the tree's own protocol thresholds and where NCCL lea
   // max error 0.16%, against 0.5% of noise) and the fit, a local search from the incumbent, may
   // settle there.
   coll::CollectiveParams truth;
+  truth.tuner = coll::Tuner::kThresholds;  // as the fit chooses (it fits thresholds)
   truth.tree_max_bytes = 16 << 20;
   truth.tree_ll128_max_bytes = 4 << 20;
   truth.ll128.alpha_ns = 1500;

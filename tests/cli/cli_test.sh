@@ -69,7 +69,7 @@ check "nccl-tests header, line 3" grep -qxF '#        (B)    (elements)         
 check "-b 1M -e 64M -f 2 gives 7 rows" test "$(grep -vc '^#' <<<"$out")" -eq 7
 check "first row is 1 MiB of floats" grep -qE '^ +1048576 +262144 +float +sum +-1 ' <<<"$out"
 check "average bus bandwidth line" grep -qE '^# Avg bus bandwidth    : [0-9.]+' <<<"$out"
-check "algorithm per size line" grep -qE '^# Algorithm per size   : nvls 1MB-64MB$' <<<"$out"
+check "algorithm per size line" grep -qE '^# Algorithm per size   : nvls/Simple 1MB-64MB$' <<<"$out"
 for op_factor in all_reduce:1.75 all_gather:0.875 reduce_scatter:0.875 alltoall:0.875 broadcast:1 reduce:1 sendrecv:1; do
   op=${op_factor%%:*}; factor=${op_factor##*:}
   out=$("$build/fathom" nccl-tests "$dgx" --op "$op" -b 1M -e 64M -f 2 2>"$tmp/nccl-$op.err"); rc=$?

@@ -167,8 +167,10 @@ TEST_CASE("collectives: protocol keys, and NCCL_PROTO as `protocol`") {
   CHECK(s.collectives.ll128.bandwidth_fraction == doctest::Approx(0.9));
   REQUIRE(s.collectives.protocol);
   CHECK(*s.collectives.protocol == fathom::coll::Protocol::kLL128);
-  // The defaults: every size Simple.
+  CHECK(s.collectives.tuner == fathom::coll::Tuner::kThresholds);  // thresholds given, no `tuner`
+  // The defaults: NCCL's cost model chooses; the thresholds, where told to, run every size Simple.
   s = load_scenario(write_scratch_file("no-protocols.yaml", kBase));
+  CHECK(s.collectives.tuner == fathom::coll::Tuner::kNccl);
   CHECK(s.collectives.ll_max_bytes == 0);
   CHECK(s.collectives.ll128_max_bytes == 0);
   CHECK_FALSE(s.collectives.protocol);
@@ -194,6 +196,12 @@ TEST_CASE("collectives: the tree's protocol bounds follow the ring's unless give
   CHECK(s.collectives.protocol_for(1e6) == fathom::coll::Protocol::kLL);
   CHECK(s.collectives.nvls_min_bytes == 1.0 * (1 << 20));
   CHECK(s.collectives.tree_max_bytes == 16.0 * (1 << 20));
+  // `tuner` given wins over the rule; a word it does not know is an error at its key.
+  s = load_scenario(write_scratch_file("tuner-nccl.yaml", kBase + "collectives: {tree_max: 16MiB, tuner: nccl}\n"));
+  CHECK(s.collectives.tuner == fathom::coll::Tuner::kNccl);
+  s = load_scenario(write_scratch_file("tuner-thresholds.yaml", kBase + "collectives: {tuner: thresholds}\n"));
+  CHECK(s.collectives.tuner == fathom::coll::Tuner::kThresholds);
+  CHECK(fathom::test::load_error(kBase + "collectives: {tuner: argmin}\n").key_path() == "collectives.tuner");
   CHECK(fathom::test::load_error(kBase + "collectives: {tree_max: lots}\n").key_path() == "collectives.tree_max");
   CHECK(fathom::test::load_error(kBase + "collectives: {nvls_min: -1MiB}\n").key_path() == "collectives.nvls_min");
 }

@@ -28,7 +28,9 @@ double attention_seconds(const Phase& phase, const hw::AcceleratorSpec& acc, hw:
 
 double StepBuilder::note(std::string_view what, const coll::CollectiveTiming& t) {
   std::string key(what);
-  if (!notes_.count(key)) notes_[key] = std::string(coll::to_string(t.algorithm)) + " (" + std::string(t.reason) + ")";
+  if (!notes_.count(key))
+    notes_[key] = std::string(coll::to_string(t.algorithm)) + "/" + std::string(coll::to_string(t.protocol)) + " (" +
+                  std::string(t.reason) + ")";
   return t.seconds;
 }
 

@@ -174,6 +174,7 @@ TEST_CASE("time_concurrent(): groups must get the same algorithm") {
 
 TEST_CASE("protocols: LL below ll_max, LL128 below ll128_max, Simple above; each its step latency and wire rate") {
   CollectiveParams params;
+  params.tuner = Tuner::kThresholds;
   params.ll_max_bytes = 4 * kMiB;
   params.ll128_max_bytes = 64 * kMiB;
   params.ll = {700, 0.5};
@@ -212,6 +213,7 @@ TEST_CASE("protocols: LL below ll_max, LL128 below ll128_max, Simple above; each
 
 TEST_CASE("the tree has its own protocol thresholds; the algorithm thresholds move NCCL's choice") {
   CollectiveParams params;
+  params.tuner = Tuner::kThresholds;
   params.ll_max_bytes = 4 * kMiB;          // rings: LL below 4 MiB
   params.tree_ll128_max_bytes = 2 * kMiB;  // trees: LL128 below 2 MiB, never LL
   CollectiveTimer timer(dgx_spec(2, /*nvls=*/true), params, kSeed);
@@ -299,6 +301,7 @@ TEST_CASE("every algorithm alone: a larger all-reduce never takes less time, 1 K
   // defaults with the low-latency protocols' thresholds as a calibrated profile has them, so
   // that a protocol switch falls inside the sweep too.
   CollectiveParams params;
+  params.tuner = Tuner::kThresholds;
   params.ll_max_bytes = 4 * kMiB;
   params.ll128_max_bytes = 16 * kMiB;
   params.tree_ll_max_bytes = 2 * kMiB;
