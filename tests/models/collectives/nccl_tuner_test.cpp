@@ -5,9 +5,14 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
 
 #include "models/collectives/collective_timer.hpp"
 #include "tests/models/collectives/dgx_cluster.hpp"
+#include "tests/support/csv_cells.hpp"
 
 namespace {
 
@@ -158,5 +163,69 @@ TEST_CASE("NCCL's choice, simulated: a larger message takes no less time, but at
         }
       }
     }
+  }
+}
+
+TEST_CASE("NCCL's switch from the ring to NVLS on 8 H100 where the measured profile changes regime") {
+  // Vidur's NCCL all-reduce profile of an H100 DGX (data/calibration-data/vidur-operator-profiles/
+  // network/h100_dgx/all_reduce.csv: 8 workers, sizes every 8 KiB up to 1 MiB, the least of its
+  // repetitions in ms). Up to about 480 kB some repetition runs in about 20 us (a ring under LL);
+  // from there none runs faster than the floor the sizes from 512 KiB to 1 MiB share (30 us, NVLS):
+  // the regime changes between the last size with a repetition below that floor and the next.
+  // NCCL's model, on the same node's rates, moves from the ring under LL to NVLS within 5% of it.
+  std::ifstream file(std::string(FATHOM_SOURCE_DIR) +
+                     "/data/calibration-data/vidur-operator-profiles/network/h100_dgx/all_reduce.csv");
+  REQUIRE(file.good());
+  std::string line;
+  std::getline(file, line);
+  REQUIRE(line.rfind(",time_stats.all_reduce.min,", 0) == 0);
+  std::map<double, double> fastest;  // size (B) -> least time (s), 8 workers
+  while (std::getline(file, line)) {
+    const auto c = fathom::test::first_cells(line, 9);
+    REQUIRE(c.size() == 9);
+    if (c[7] != "8") continue;
+    const double size = std::stod(c[8]);
+    const double seconds = std::stod(c[1]) * 1e-3;
+    const auto it = fastest.find(size);
+    fastest[size] = it == fastest.end() ? seconds : std::min(it->second, seconds);
+  }
+  double floor = 1;
+  for (const auto& [size, s] : fastest) {
+    if (size >= 512 * kKiB && size <= kMiB) floor = std::min(floor, s);
+  }
+  double last_fast = 0, next = 0;
+  for (const auto& [size, s] : fastest) {
+    if (size < 512 * kKiB && s < floor) last_fast = size;
+  }
+  for (const auto& [size, s] : fastest) {
+    if (size > last_fast) {
+      next = size;
+      break;
+    }
+  }
+  const double measured = (last_fast + next) / 2;
+  const auto t = dgx_cluster(1, /*nvls=*/true);
+  const TunerGroup g = fathom::coll::tuner_group(t, gpus(t, 8));
+  double model = 0;  // the least size NCCL's model gives to NVLS, to 1 kB
+  for (double bytes = 256e3; bytes <= 1e6; bytes += 1e3) {
+    if (nccl_choice(Op::kAllReduce, bytes, g)->algorithm == Algorithm::kNvls) {
+      model = bytes;
+      break;
+    }
+  }
+  MESSAGE("measured: the regime changes between " << last_fast << " and " << next << " B (floor " << floor * 1e6
+                                                  << " us); NCCL's model moves to NVLS at " << model << " B");
+  CHECK(std::abs(model - measured) <= 0.05 * measured);
+
+  // fathom's simulated times of NCCL's choice beside the profile's, uncalibrated (printed: the
+  // defaults' ring under LL pays 10 us of launch and 14 steps of 2 us; docs/collectives.md).
+  CollectiveTimer timer(dgx_spec(1, true), CollectiveParams{}, kSeed);
+  const auto ranks = gpus(timer.topology(), 8);
+  for (double size : {67584.0, 264192.0, 460800.0, 518144.0, 1048576.0, 4194304.0, 16777216.0, 67108864.0}) {
+    REQUIRE(fastest.count(size) == 1);
+    const auto sim = timer.time(Op::kAllReduce, ranks, size);
+    MESSAGE(size << " B: measured " << fastest[size] * 1e6 << " us, fathom " << sim.seconds * 1e6 << " us ("
+                 << to_string(sim.algorithm) << "/" << to_string(sim.protocol) << ", "
+                 << (sim.seconds / fastest[size] - 1) * 100 << "%)");
   }
 }
