@@ -40,6 +40,7 @@ Format detect_csv(std::string_view content, const std::string& file) {
   const text::Csv csv = text::read_csv(content, file);
   // Vidur's operator profile: its many columns are found by name, the first names the format.
   if (!csv.header.empty() && csv.header.front() == kOperatorProfileFirstColumn) return Format::operator_profile;
+  if (is_collective_profile_header(csv.header)) return Format::collective_profile;
   const std::string header = text::header_text(csv);
   std::string accepted;
   for (const CsvFormat& f : csv_formats()) {
@@ -120,6 +121,8 @@ std::string_view format_name(Format format) {
       return "attention CSV";
     case Format::operator_profile:
       return "operator profile CSV";
+    case Format::collective_profile:
+      return "NCCL profile CSV";
   }
   return "unknown";
 }
@@ -171,6 +174,8 @@ Measurement parse_measurement(std::string_view content, const std::string& file,
       return parse_attention_csv_text(content, file);
     case Format::operator_profile:
       return parse_operator_profile_text(content, file);
+    case Format::collective_profile:
+      return parse_collective_profile_text(content, file);
   }
   throw ParseError(file, 0, "format", "a known format", "none");
 }
@@ -215,6 +220,7 @@ std::string_view kind_of(const Measurement& m) {
     std::string_view operator()(const TransferBandwidth&) const { return "transfer"; }
     std::string_view operator()(const AttentionResult&) const { return "attention"; }
     std::string_view operator()(const OperatorProfile&) const { return "operator-profile"; }
+    std::string_view operator()(const CollectiveProfile&) const { return "collective-profile"; }
   };
   return std::visit(Kind{}, m);
 }

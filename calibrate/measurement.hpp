@@ -11,6 +11,7 @@
 
 #include "calibrate/errors.hpp"
 #include "calibrate/parsers/attention.hpp"
+#include "calibrate/parsers/collective_profile.hpp"
 #include "calibrate/parsers/fio.hpp"
 #include "calibrate/parsers/gemm.hpp"
 #include "calibrate/parsers/nccl_tests.hpp"
@@ -21,22 +22,23 @@
 namespace fathom::calib {
 
 using Measurement = std::variant<NcclTestsLog, GemmSweep, StreamBandwidth, FioRuns, TransferBandwidth, AttentionResult,
-                                 OperatorProfile>;
+                                 OperatorProfile, CollectiveProfile>;
 
 enum class Format {
-  nccl_tests_log,    // nccl-tests / rccl-tests output
-  nccl_tests_csv,    // either nccl-tests CSV header
-  gemm_csv,          // m,n,k,dtype,tflops
-  cublaslt_gemm,     // superbench cublaslt_gemm output
-  stream_csv,        // kernel,bandwidth_TBps or kernel,bandwidth_GBps
-  babelstream,       // BabelStream's printed table
-  babelstream_csv,   // BabelStream --csv
-  fio_csv,           // test,fio_rw,...,bandwidth_GBps
-  fio_json,          // fio --output-format=json
-  transfer_csv,      // test,bandwidth_GBps
-  nvbandwidth,       // nvbandwidth's text output
-  attention_csv,     // implementation,tflops
-  operator_profile,  // Vidur's per-operator profile: time_stats.<op>.min, ... num_tensor_parallel_workers
+  nccl_tests_log,      // nccl-tests / rccl-tests output
+  nccl_tests_csv,      // either nccl-tests CSV header
+  gemm_csv,            // m,n,k,dtype,tflops
+  cublaslt_gemm,       // superbench cublaslt_gemm output
+  stream_csv,          // kernel,bandwidth_TBps or kernel,bandwidth_GBps
+  babelstream,         // BabelStream's printed table
+  babelstream_csv,     // BabelStream --csv
+  fio_csv,             // test,fio_rw,...,bandwidth_GBps
+  fio_json,            // fio --output-format=json
+  transfer_csv,        // test,bandwidth_GBps
+  nvbandwidth,         // nvbandwidth's text output
+  attention_csv,       // implementation,tflops
+  operator_profile,    // Vidur's per-operator profile: time_stats.<op>.min, ... num_tensor_parallel_workers
+  collective_profile,  // Vidur's NCCL profile: ,time_stats.all_reduce.min (or send_recv), ... num_workers, size
 };
 
 std::string_view format_name(Format format);
@@ -64,7 +66,8 @@ std::vector<Measurement> load_folder(const std::filesystem::path& folder, const 
 // The file a measurement was read from.
 const std::string& file_of(const Measurement& m);
 
-// "nccl-tests", "gemm", "stream", "fio", "transfer", "attention" or "operator-profile".
+// "nccl-tests", "gemm", "stream", "fio", "transfer", "attention", "operator-profile" or
+// "collective-profile".
 std::string_view kind_of(const Measurement& m);
 
 // `measurements` without nccl-tests results that repeat an earlier one (same_measurement()): a

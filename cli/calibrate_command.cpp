@@ -14,6 +14,7 @@
 #include "cli/terminal_output.hpp"
 #include "report/calibration/calibration_run.hpp"
 #include "report/output_file.hpp"
+#include "scenarios/units.hpp"
 #include "scenarios/user_catalogs.hpp"
 
 namespace fathom::cli {
@@ -23,6 +24,7 @@ namespace {
 struct CalibrateOptions {
   report::CalibrationRequest request;
   std::string max_memory;  // --max-memory
+  std::string min_bytes;   // --min-bytes
   std::string output;      // the profile
   std::string points;      // every point as CSV
 };
@@ -30,6 +32,13 @@ struct CalibrateOptions {
 void run_calibrate(CalibrateOptions o) {
   Outputs outputs{{"-o", o.output}, {"--points", o.points}};
   o.request.max_memory_bytes = parse_memory_limit(o.max_memory);
+  if (!o.min_bytes.empty()) {
+    try {
+      o.request.min_bytes = scenario::parse_bytes(o.min_bytes, scenario::Sign::kNonNegative);
+    } catch (const scenario::UnitError& e) {
+      throw std::invalid_argument("--min-bytes: expected " + e.expected() + ", found \"" + o.min_bytes + "\"");
+    }
+  }
   const report::CalibrationRun run = report::run_calibration(o.request);
   note("system: " + run.system.described);
   // With an output on standard output ("-") the report moves to standard error.
@@ -78,6 +87,12 @@ void add_calibrate_command(CLI::App& app) {
   cmd->add_option("--predict-nodes", options->request.predict_nodes,
                   "node counts to predict busbw for (default: 2 4 8 16 64)")
       ->delimiter(',');
+  cmd->add_option("--tuner", options->request.tuner,
+                  "who chooses each point's algorithm and protocol in the collective fit: thresholds (searched among "
+                  "the measured sizes; default) or nccl (NCCL's cost model, no search)")
+      ->check(CLI::IsMember({"thresholds", "nccl"}));
+  cmd->add_option("--min-bytes", options->min_bytes,
+                  "fit the collectives on sizes from this one (default 1MiB; docs/calibration.md)");
   add_max_memory_option(*cmd, options->max_memory);
   cmd->callback([options] {
     const scenario::ScopedCatalogs catalogs(catalog_folders());

@@ -381,9 +381,10 @@ bool algorithm_threshold_matters(const ClusterForNodes& cluster_for, const std::
 
 CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vector<BusbwSeries>& series,
                               const coll::CollectiveParams& given, const CollectiveFitOptions& options) {
-  // The fit chooses by size thresholds and searches them; the profile says so (`tuner`).
+  // The fit chooses as the options say (by default by size thresholds, which it searches); the
+  // profile says which (`tuner`).
   coll::CollectiveParams start = given;
-  start.tuner = coll::Tuner::kThresholds;
+  start.tuner = options.tuner;
   const std::vector<double> measured = measured_busbw(series, options);
   if (measured.empty()) {
     throw std::invalid_argument("collective fit: no nccl-tests point of " + std::to_string(options.min_bytes) +
@@ -400,6 +401,10 @@ CollectiveFit fit_collectives(const ClusterForNodes& cluster_for, const std::vec
     CollectiveFit alternative = fit_continuous(cluster_for, series, other, options, measured, timers);
     if (sum_squared_relative(alternative.result) < sum_squared_relative(best.result)) best = std::move(alternative);
     discrete.push_back(fit_name("nvls_adaptive_chunk"));
+  }
+  if (options.tuner == coll::Tuner::kNccl) {  // NCCL's model chooses: no threshold to search
+    best.fitted.insert(best.fitted.end(), discrete.begin(), discrete.end());
+    return best;
   }
   // The tuner's algorithm thresholds first (they decide which points run trees), then each
   // family's protocol thresholds, then the algorithm thresholds once more with the protocols set.

@@ -32,6 +32,11 @@ struct CollectiveFitOptions {
   // NCCL's LL and LL128 protocols, which fathom does not model, take over.
   std::int64_t min_bytes = std::int64_t{1} << 20;
   std::uint64_t seed = 1;  // ECMP hash seed of the predictions
+  // Who chooses each point's algorithm and protocol in the fit: size thresholds, searched among
+  // the measured sizes (the default), or NCCL's cost model (nccl_tuner.hpp), which needs no
+  // search: every point runs the pair NCCL's model picks for it, and the profile says
+  // `tuner: nccl`. A profile's sweep of every size (Vidur's, 8 KiB apart) is fitted this way.
+  coll::Tuner tuner = coll::Tuner::kThresholds;
 };
 
 // Predicted busbw (GB/s) of every point of every series of at least options.min_bytes, in

@@ -34,6 +34,7 @@ std::string subject(const Measurement& m, const SeriesOptions& options) {
   if (std::holds_alternative<TransferBandwidth>(m)) return "host-device copies";
   if (std::holds_alternative<AttentionResult>(m)) return "attention kernels";
   if (std::holds_alternative<OperatorProfile>(m)) return "operator profile " + file_of(m);
+  if (std::holds_alternative<CollectiveProfile>(m)) return "NCCL profile " + file_of(m);
   return {};  // GEMM sweeps: per data type, below
 }
 
@@ -207,6 +208,9 @@ Calibration calibrate(const std::vector<Measurement>& fit_files, const std::vect
     (held ? c.files_held_out : c.files_used).push_back(file_of(m));
     if (const auto* log = std::get_if<NcclTestsLog>(&m)) {
       (held ? nccl_held : nccl_fit).push_back(log);
+    } else if (const auto* profile = std::get_if<CollectiveProfile>(&m)) {
+      // Each group shape of the profile is a sweep of its own.
+      for (const NcclTestsLog& log : profile->logs) (held ? nccl_held : nccl_fit).push_back(&log);
     } else if (const auto* sweep = std::get_if<GemmSweep>(&m)) {
       add_gemm(c, *sweep, held, system, options);
     } else if (const auto* stream = std::get_if<StreamBandwidth>(&m)) {

@@ -63,6 +63,11 @@ std::size_t rows_of(const calib::Measurement& m) {
         if constexpr (std::is_same_v<T, calib::TransferBandwidth>) return x.tests.size();
         if constexpr (std::is_same_v<T, calib::AttentionResult>) return x.points.size();
         if constexpr (std::is_same_v<T, calib::OperatorProfile>) return x.rows.size();
+        if constexpr (std::is_same_v<T, calib::CollectiveProfile>) {
+          std::size_t rows = 0;
+          for (const auto& log : x.logs) rows += log.rows.size();
+          return rows;
+        }
         return 0;
       },
       m);
@@ -223,11 +228,20 @@ CalibrationRun run_calibration(const CalibrationRequest& o) {
   options.series.default_nodes = 1;
   options.series.default_gpus_per_node = system.cluster.node.gpus;
   options.collective.seed = system.seed;
+  if (o.tuner != "thresholds" && o.tuner != "nccl") {
+    throw std::invalid_argument("--tuner: expected thresholds or nccl, found \"" + o.tuner + "\"");
+  }
+  options.collective.tuner = o.tuner == "nccl" ? coll::Tuner::kNccl : coll::Tuner::kThresholds;
+  if (o.min_bytes) options.collective.min_bytes = *o.min_bytes;
   // Every nccl-tests file is simulated on the system at its node count: refused up front when
   // that would pass the memory limit.
   for (const auto& m : kept) {
     if (const auto* log = std::get_if<calib::NcclTestsLog>(&m)) {
       require_series_within_memory(system, calib::busbw_series(*log, options.series));
+    }
+    if (const auto* profile = std::get_if<calib::CollectiveProfile>(&m)) {
+      for (const auto& log : profile->logs)
+        require_series_within_memory(system, calib::busbw_series(log, options.series));
     }
   }
   run.calibration = calib::calibrate(fit, held, facts, options);

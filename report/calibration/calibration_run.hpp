@@ -28,6 +28,8 @@ struct CalibrationRequest {
   int nodes = 0, gpus_per_node = 0;        // of nccl-tests files that do not say
   std::string op, algo;
   std::vector<int> predict_nodes = {2, 4, 8, 16, 64};
+  std::string tuner = "thresholds";                         // --tuner: thresholds or nccl (CollectiveFitOptions::tuner)
+  std::optional<std::int64_t> min_bytes;                    // --min-bytes: the collective fit's smallest size
   double max_memory_bytes = scenario::kDefaultMemoryLimit;  // --max-memory
 };
 

@@ -70,12 +70,20 @@ LogValidation validate_logs(const MeasuredSystem& system, const ValidationReques
   LogValidation v;
   v.repeated = given - measurements.size();
   std::vector<double> errors;  // |relative error| of every size >= 1 MiB
+  // Every sweep: an nccl-tests file, or each group of an NCCL profile.
+  std::vector<const calib::NcclTestsLog*> logs;
   for (const auto& m : measurements) {
-    const auto* log = std::get_if<calib::NcclTestsLog>(&m);
-    const std::string& file = calib::file_of(m);
-    if (log == nullptr) {
-      throw std::invalid_argument(file + ": expected nccl-tests output, found " + std::string(calib::kind_of(m)));
+    if (const auto* log = std::get_if<calib::NcclTestsLog>(&m)) {
+      logs.push_back(log);
+    } else if (const auto* profile = std::get_if<calib::CollectiveProfile>(&m)) {
+      for (const auto& log : profile->logs) logs.push_back(&log);
+    } else {
+      throw std::invalid_argument(calib::file_of(m) + ": expected nccl-tests output or an NCCL profile, found " +
+                                  std::string(calib::kind_of(m)));
     }
+  }
+  for (const calib::NcclTestsLog* log : logs) {
+    const std::string& file = log->file;
     calib::BusbwSeries s = calib::busbw_series(*log, series_options);
     const topo::ClusterSpec spec = cluster(s.nodes);
     calib::apply_stated_algorithm(s, spec.node.nvls);

@@ -285,3 +285,49 @@ TEST_CASE("a busbw CSV's stated algorithm runs where the system can run it") {
   CHECK(forced.algorithm == coll::Algorithm::kRing);
   CHECK(forced.assumed.empty());
 }
+
+TEST_CASE("collective fit under NCCL's cost model: no threshold search, small messages from 8 KiB") {
+  // One node's all-reduces on 8, 4 and 2 GPUs, NCCL choosing (ring under LL at small sizes, NVLS
+  // and the ring under LL128 and Simple above): with every point on the pair NCCL's model picks,
+  // the launch and the low-latency protocols' step costs come out of the small sizes, the profile
+  // says `tuner: nccl` and no threshold is fitted.
+  coll::CollectiveParams truth;
+  truth.tuner = coll::Tuner::kNccl;
+  truth.launch_ns = 6000;
+  truth.ll.alpha_ns = 700;
+  truth.ll128.alpha_ns = 2500;
+  truth.efficiency.nvls = 0.7;
+  std::vector<BusbwSeries> series;
+  for (int gpus : {8, 4, 2}) {
+    BusbwSeries s = sweep(1, "auto");
+    s.algorithm.reset();
+    s.algo_name.clear();
+    s.gpus_per_node = gpus;
+    s.file = std::to_string(gpus) + " GPUs";
+    s.points.clear();
+    for (std::int64_t bytes = 8192; bytes <= std::int64_t{64} << 20; bytes *= 2) s.points.push_back({bytes, 0, 0});
+    series.push_back(s);
+  }
+  CollectiveFitOptions options;
+  options.min_bytes = 0;
+  options.tuner = coll::Tuner::kNccl;
+  const std::vector<double> exact = predict_busbw(system_with, series, truth, options, false);
+  test::FuzzRng rng(4242);
+  std::size_t k = 0;
+  for (auto& s : series) {
+    for (auto& p : s.points) p.busbw_gbps = exact[k++] * (1 + 0.005 * (2 * rng.uniform() - 1));
+  }
+  const CollectiveFit fit = fit_collectives(system_with, series, coll::CollectiveParams{}, options);
+  MESSAGE("max error " << fit.result.max_abs_rel_error);
+  CHECK(fit.params.tuner == coll::Tuner::kNccl);
+  CHECK(std::find(fit.fitted.begin(), fit.fitted.end(), "tuner") != fit.fitted.end());
+  for (const char* threshold : {"ll_max_bytes", "ll128_max_bytes", "nvls_min_bytes", "tree_max_bytes"}) {
+    CHECK(std::find(fit.fitted.begin(), fit.fitted.end(), threshold) == fit.fitted.end());
+  }
+  for (const auto& [name, value] : {std::pair<std::string, double>{"launch_ns", 6000.0}, {"ll_alpha_ns", 700.0}}) {
+    CAPTURE(name);
+    MESSAGE(name << ": " << fitted(fit, name.c_str()) << " +- " << sigma(fit, name.c_str()));
+    CHECK(std::abs(fitted(fit, name.c_str()) - value) <= 3 * sigma(fit, name.c_str()));
+  }
+  CHECK(fit.result.max_abs_rel_error < 0.01);
+}

@@ -127,6 +127,19 @@ void check_valid(const Measurement& m, int lines) {
       CHECK(in_file(p.line));
       CHECK(finite_nonnegative(p.tflops));
     }
+  } else if (const auto* nccl = std::get_if<calib::CollectiveProfile>(&m)) {
+    REQUIRE_FALSE(nccl->logs.empty());
+    for (const auto& log : nccl->logs) {
+      REQUIRE_FALSE(log.rows.empty());
+      CHECK((log.ranks >= 2 && log.nodes >= 1 && log.gpus_per_node >= 1 && log.nodes * log.gpus_per_node == log.ranks));
+      for (const auto& row : log.rows) {
+        CHECK(in_file(row.line));
+        CHECK(row.bytes >= 1);
+        REQUIRE(row.out_of_place);
+        CHECK((std::isfinite(row.out_of_place->time_us) && row.out_of_place->time_us > 0));
+        CHECK(finite_nonnegative(row.out_of_place->busbw_gbps));
+      }
+    }
   } else if (const auto* profile = std::get_if<calib::OperatorProfile>(&m)) {
     REQUIRE_FALSE(profile->rows.empty());
     for (const auto& row : profile->rows) {
@@ -135,6 +148,17 @@ void check_valid(const Measurement& m, int lines) {
       for (double t : row.median_s) CHECK((std::isfinite(t) && t > 0));
     }
   }
+}
+
+// The first `n` lines of `text` (a long profile's head keeps the fuzzing quick).
+std::string first_lines(const std::string& text, int n) {
+  std::size_t from = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::size_t newline = text.find('\n', from);
+    if (newline == std::string::npos) return text;
+    from = newline + 1;
+  }
+  return text.substr(0, from);
 }
 
 struct Input {
@@ -157,6 +181,10 @@ std::vector<Input> inputs() {
       {"d.log", data_text("hgx-h100-ib-2node/D_gj-aion_2node_default_1M-8G.log"), nccl_log},
       {"g.csv", data_text("hgx-h100-ib-2node/G_gj-aion_2node_Ring_MIN_CTAS24_QPS2_1M-8G.csv"), nccl_csv},
       {"nccl_all_reduce.csv", data_text("azure-nd-h100-v5/nccl_all_reduce.csv"), nccl_csv},
+      {"all_reduce.csv", first_lines(data_text("vidur-operator-profiles/network/h100_dgx/all_reduce.csv"), 40),
+       [](const std::string& t, const std::string& f) -> Measurement {
+         return calib::parse_collective_profile_text(t, f);
+       }},
       {"gemm.csv", data_text("azure-nd-gb200-v6/gemm.csv"),
        [](const std::string& t, const std::string& f) -> Measurement { return calib::parse_gemm_csv_text(t, f); }},
       {"hbm.csv", data_text("azure-nd-h100-v5/hbm.csv"),

@@ -40,6 +40,11 @@ std::size_t rows_of(const Measurement& m) {
     std::size_t operator()(const fathom::calib::TransferBandwidth& v) const { return v.tests.size(); }
     std::size_t operator()(const fathom::calib::AttentionResult& v) const { return v.points.size(); }
     std::size_t operator()(const fathom::calib::OperatorProfile& v) const { return v.rows.size(); }
+    std::size_t operator()(const fathom::calib::CollectiveProfile& v) const {
+      std::size_t rows = 0;
+      for (const auto& log : v.logs) rows += log.rows.size();
+      return rows;
+    }
   };
   return std::visit(Rows{}, m);
 }

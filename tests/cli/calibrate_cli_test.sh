@@ -102,6 +102,24 @@ out=$("$fathom" calibrate "$data/azure-nd-h100-v5" -o "$tmp/held-files.yaml" --h
 check "--holdout-files exits 0" test "$rc" -eq 0
 check "the held-out file is predicted, not fitted" grep -q 'used: "held out"' "$tmp/held-files.yaml"
 
+# Vidur's NCCL profile of an H100 node (its first 8-GPU sizes, 2 KiB to 1 MiB), fitted from the
+# smallest size under NCCL's cost model: the profile says so and sets no threshold; validate
+# reads the same file.
+head -130 "$data/vidur-operator-profiles/network/h100_dgx/all_reduce.csv" >"$tmp/nccl-profile.csv"
+out=$("$fathom" calibrate "$tmp/nccl-profile.csv" --node dgx-h100 --tuner nccl --min-bytes 0B -o "$tmp/small.yaml"); rc=$?
+check "calibrate --tuner nccl on an NCCL profile exits 0" test "$rc" -eq 0
+check "the fit covers its 129 sizes" grep -qE '^collectives: points=129 ' <<<"$out"
+check "the profile says tuner: nccl" grep -qx "  tuner: nccl" "$tmp/small.yaml"
+check "and sets no threshold" test "$(grep -cE '^  (ll_max|ll128_max|nvls_min|tree_max):' "$tmp/small.yaml")" -eq 0
+out=$("$fathom" validate --profile "$tmp/small.yaml" "$tmp/nccl-profile.csv"); rc=$?
+check "validate reads the NCCL profile" test "$rc" -eq 0
+check "one sweep of 8 GPUs" grep -q "nccl-profile.csv \[8 GPUs, 1 node\]: all_reduce on 1 node(s) x 8 GPU(s)" <<<"$out"
+err=$("$fathom" calibrate "$tmp/nccl-profile.csv" --node dgx-h100 --tuner argmin -o "$tmp/none.yaml" 2>&1); rc=$?
+check "an unknown --tuner exits 2" test "$rc" -eq 2
+err=$("$fathom" calibrate "$tmp/nccl-profile.csv" --node dgx-h100 --min-bytes lots -o "$tmp/none.yaml" 2>&1); rc=$?
+check "a --min-bytes that is no size exits 2" test "$rc" -eq 2
+check "and says what it expected" grep -q -- "--min-bytes: expected" <<<"$err"
+
 # Errors: exit 2, a message that says what to do, and no profile written.
 mkdir "$tmp/mystery"
 cp "$data/azure-nd-h100-v5/gemm.csv" "$tmp/mystery/"
