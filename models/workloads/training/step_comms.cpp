@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "models/collectives/algorithms.hpp"
+#include "models/collectives/nccl_tuner.hpp"
 #include "models/network/flow_network.hpp"
 #include "models/network/flow_transfer.hpp"
 
@@ -265,6 +266,12 @@ void StepComms::record(const std::vector<FlowPair>& flows, double bytes_per_flow
 int StepComms::add_groups(std::vector<std::vector<topo::VertexId>> groups) {
   group_sets_.push_back(std::move(groups));
   return static_cast<int>(group_sets_.size()) - 1;
+}
+
+int StepComms::data_parallel_channels(int groups) const {
+  const auto& set = group_sets_.at(static_cast<std::size_t>(groups));
+  if (set.empty() || set.front().size() < 2) return 0;
+  return coll::tuner_group(timer_.topology(), set.front()).channels;
 }
 
 double StepComms::data_parallel(coll::Op op, int groups, double bytes, double share) {

@@ -59,6 +59,9 @@ class StepComms {
   // byte convention. `share`: the part of the set's traffic this call stands for, in the link
   // byte counts (1 / stages when each stage calls it for its own groups).
   double data_parallel(coll::Op op, int groups, double bytes, double share = 1.0);
+  // The channels NCCL runs the set's collectives on (coll::tuner_group: two per NIC a node's
+  // ranks use), each one CTA on one SM while it runs; 0 for a set of single ranks.
+  int data_parallel_channels(int groups) const;
 
   // Seconds per byte of the slowest flow when all `flows` start together (max-min rates on the
   // fabric, NIC efficiency applied), and the longest route latency.

@@ -82,6 +82,9 @@ struct StageResult {
   sim::SimTime pipeline_finish;
   sim::SimTime finish;                     // end of its share of the step
   std::vector<DataParallelSpan> dp_spans;  // gradient buckets, then parameter gathers
+  // Seconds the passes lose to the SMs that overlapped buckets hold (step_timeline.cpp): part of
+  // the stage's exposed data-parallel time.
+  double dp_contention = 0;
   sim::SimTime optimizer_start;
   sim::SimTime optimizer_finish;
 };

@@ -94,6 +94,23 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
       }
     }
     end = std::max(end, dp_free);
+    // Overlap is not free: while a bucket's NCCL kernel runs beside a pass, it holds one SM per
+    // channel (one CTA each), and the pass's kernels run on the rest, S / (S - k) as long for the
+    // time they share. The stretch delays the stage's end and everything after it (to first
+    // order: the buckets' ready times move with the passes they follow).
+    const double sms = acc_.compute_units;
+    const double channels = comms_.data_parallel_channels(dp_groups);
+    if (par.overlap_grad_reduce && channels > 0 && sms > channels) {
+      double beside = 0;  // seconds a bucket ran beside one of the stage's passes
+      for (const auto& span : stage.dp_spans) {
+        for (const auto& pt : passes) {
+          const sim::SimTime from = std::max(span.start, pt.start), to = std::min(span.finish, pt.finish);
+          if (to > from) beside += (to - from).to_seconds();
+        }
+      }
+      stage.dp_contention = beside * channels / (sms - channels);
+      end = end + sim::SimTime::from_seconds(stage.dp_contention);
+    }
   }
   bd.dp += (end - stage.pipeline_finish).to_seconds();
   // Optimizer over this rank's shard.

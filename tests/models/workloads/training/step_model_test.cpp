@@ -463,3 +463,39 @@ TEST_CASE("stragglers: the step's compute waits for the slowest of its ranks, a 
         doctest::Approx(straggler_factor(on.stragglers, 32) - 1).epsilon(1e-6));
   CHECK(twice.breakdown.straggler / twice.breakdown.compute > slowed.breakdown.straggler / slowed.breakdown.compute);
 }
+
+TEST_CASE("overlapped gradient buckets take SMs from the passes they run beside, one per NCCL channel") {
+  // 2 nodes, DP 16: the data-parallel ring leaves every node through its 8 NICs, 16 channels (two
+  // per NIC), each one CTA on one SM; an H100-like 132 SMs. Every second a bucket runs beside a
+  // pass costs the pass 16 / (132 - 16) of a second, and the stage's end moves by the sum.
+  const auto cluster = coll::testing::dgx_spec(2, false);
+  TrainingSpec s = spec_for(16, 1, 1, 64);
+  s.parallel.overlap_grad_reduce = true;
+  s.parallel.bucket_bytes = 20e6;  // several buckets, the first ones inside the last backward pass
+  s.parallel.zero_stage = 0;       // all-reduced gradients: no parameter gather after the optimizer
+  hw::AcceleratorSpec a = h100();
+  a.compute_units = 132;
+  const TrainingResult r = simulate_training_step(s, a, cluster, {}, 7);
+  REQUIRE(r.simulated);
+  const StageResult& stage = r.stages.at(0);
+  REQUIRE(stage.dp_spans.size() > 1);
+  double beside = 0;
+  sim::SimTime last_bucket{};
+  for (const auto& span : stage.dp_spans) {
+    last_bucket = std::max(last_bucket, span.finish);
+    for (const auto& pass : r.pipeline.stages.at(0)) {
+      const sim::SimTime from = std::max(span.start, pass.start), to = std::min(span.finish, pass.finish);
+      if (to > from) beside += (to - from).to_seconds();
+    }
+  }
+  MESSAGE("buckets beside the passes " << beside * 1e3 << " ms, the passes' loss " << stage.dp_contention * 1e3
+                                       << " ms");
+  REQUIRE(beside > 0);
+  CHECK(stage.dp_contention == doctest::Approx(beside * 16 / (132 - 16)).epsilon(1e-12));
+  const double before = std::max(stage.pipeline_finish, last_bucket).to_seconds();
+  CHECK(stage.optimizer_start.to_seconds() == doctest::Approx(before + stage.dp_contention).epsilon(1e-9));
+  CHECK(r.breakdown.total() == doctest::Approx(r.step_seconds).epsilon(1e-9));
+  // Buckets after the pipeline share nothing.
+  s.parallel.overlap_grad_reduce = false;
+  CHECK(simulate_training_step(s, a, cluster, {}, 7).stages.at(0).dp_contention == 0);
+}
