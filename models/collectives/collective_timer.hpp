@@ -70,9 +70,9 @@ class CollectiveTimer {
 
   // One collective alone on the cluster. ranks: GPU vertex ids of topology(), in rank order;
   // bytes per NCCL's convention (algorithms.hpp). algorithm: nullopt = NCCL's tuner's choice
-  // for the group (or choose_algorithm's, by thresholds). kSendRecv (kDirect) with 2 ranks is one transfer; with more it is
-  // nccl-tests' shift (every rank to the next, all at once). Throws std::invalid_argument for
-  // an algorithm that does not implement the op or fit the group.
+  // for the group (or choose_algorithm's, by thresholds). kSendRecv (kDirect) with 2 ranks is one transfer; with more
+  // it is nccl-tests' shift (every rank to the next, all at once). Throws std::invalid_argument for an algorithm that
+  // does not implement the op or fit the group.
   CollectiveTiming time(Op op, const std::vector<topo::VertexId>& ranks, double bytes,
                         std::optional<Algorithm> algorithm = std::nullopt);
 
