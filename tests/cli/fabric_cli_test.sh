@@ -23,13 +23,15 @@ trap 'rm -rf "$tmp"' EXIT
 # The first stage's data-parallel seconds in JSON file $1.
 dp_seconds() { awk -F': ' '/"data_parallel_s"/ { gsub(/,/, "", $2); print $2; exit }' "$1"; }
 
+# The example's own expectation (MFU >= 0.30) is for its 400 Gb/s NICs: the slower variants drop it
+# (`expect={}`), as the test reads their times, not whether they pass.
 declare -A dp
 for routing in d-mod-k adaptive ecmp; do
   for gbps in 100 200 400 800; do
     [ "$routing" = ecmp ] && [ "$gbps" != 100 ] && [ "$gbps" != 400 ] && continue
     tag="$routing-$gbps"
     "$fathom" simulate "$big" --set "cluster.node={base: dgx-h100, nic_bandwidth: ${gbps}Gbps}" \
-      --set "cluster.fabric.routing=$routing" --json "$tmp/$tag.json" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
+      --set "cluster.fabric.routing=$routing" --set "expect={}" --json "$tmp/$tag.json" >"$tmp/$tag.out" 2>"$tmp/$tag.err"
     check "$tag: runs" test $? -eq 0
     dp[$tag]=$(dp_seconds "$tmp/$tag.json")
     echo "$tag: data-parallel collectives ${dp[$tag]} s"
@@ -69,7 +71,7 @@ check "ecmp: 100 Gb/s is no faster than 400 Gb/s" \
 # ECMP with 1, 2 (the default) and 16 flows per connection at 400 Gb/s: each more is faster, and
 # none reaches adaptive routing's even spread.
 for k in 1 16; do
-  "$fathom" simulate "$big" --set "collectives.flows_per_connection=$k" --json "$tmp/ecmp-k$k.json" \
+  "$fathom" simulate "$big" --set "collectives.flows_per_connection=$k" --set "expect={}" --json "$tmp/ecmp-k$k.json" \
     >"$tmp/ecmp-k$k.out" 2>&1
   check "ecmp, $k flows per connection: runs" test $? -eq 0
   dp[ecmp-k$k]=$(dp_seconds "$tmp/ecmp-k$k.json")

@@ -83,11 +83,14 @@ const std::vector<P>& parallel_parameters() {
        "reduce buckets during each chunk's last backward pass; `false`: after the pipeline",
        "Megatron-LM's --overlap-grad-reduce"},
       {"overlap_param_gather", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, overlap_param_gather),
-       "ZeRO 1-2: the all-gather of updated parameters hidden behind the next forward; `false`: exposed at the end of "
-       "the step",
+       "ZeRO 1-2: the all-gather of updated parameters beside the next step's first forward (what that forward does "
+       "not "
+       "hide, and the SMs the gather takes, are exposed); `false`: all of it exposed at the end of the step",
        "Megatron-LM's --overlap-param-gather"},
       {"overlap_p2p", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, overlap_p2p),
-       "pipeline sends beside compute (false: the sender waits, as Megatron's 1F1B)", kMegatron},
+       "pipeline sends beside compute, each taking 2 SMs from it while it runs (false: the sender waits, as "
+       "Megatron's 1F1B)",
+       kMegatron},
       {"tp_overlap", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, tp_overlap),
        "run sequence parallelism's all-gathers and reduce-scatters beside their GEMMs as Transformer Engine's "
        "userbuffers do (Megatron-LM's `--tp-comm-overlap`), each GEMM slowed by the SMs its collective holds "

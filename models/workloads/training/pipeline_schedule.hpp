@@ -38,9 +38,9 @@ struct PipelineCosts {
   // Duration of one pass: [stage][chunk] for forward and for backward.
   std::vector<std::vector<sim::SimTime>> forward;
   std::vector<std::vector<sim::SimTime>> backward;
-  // Point-to-point transfer between consecutive virtual stages (activations forward,
-  // gradients backward), [stage]: from stage s to the next stage (s + 1, or 0 for the wrap
-  // into the next chunk).
+  // Point-to-point transfer between consecutive virtual stages, [stage]: the activation from
+  // stage s to the next (s + 1, or 0 for the wrap into the next chunk), and the gradient from
+  // stage s to the previous (s - 1, or p - 1 for the wrap into the previous chunk).
   std::vector<sim::SimTime> send_forward;
   std::vector<sim::SimTime> send_backward;
 };

@@ -2,18 +2,46 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 
 namespace fathom::train {
 
-double pass_seconds(const std::vector<ModuleCost>& modules, int depth) {
+double pass_seconds(const std::vector<ModuleCost>& modules, int depth, double stretch) {
   const std::size_t n = modules.size();
   if (n == 0) return 0;
   // The communication stream runs its operations one after another in issue order; each is
-  // issued no earlier than the one before, so the time it is next free is all it needs.
+  // issued no earlier than the one before, so the time it is next free is all it needs. Its
+  // busy spans are kept (in time order, as issued) to slow the compute that runs beside them.
   double comm_free = 0;
-  auto issue = [&comm_free](double at, double seconds) {
-    comm_free = std::max(comm_free, at) + seconds;
+  std::vector<std::pair<double, double>> busy;
+  auto issue = [&](double at, double seconds) {
+    const double from = std::max(comm_free, at);
+    comm_free = from + seconds;
+    if (seconds > 0) busy.emplace_back(from, comm_free);
     return comm_free;
+  };
+  // When `work` seconds of compute started at `start` end: at full rate where the stream is
+  // idle, at 1 / (1 + stretch) of it where it is busy. Every span that can overlap was issued
+  // no later than `start` (gathers ahead of it, scatters of modules before it); starts only
+  // grow, so spans that ended before one are skipped for good.
+  std::size_t first_busy = 0;
+  const double rate = 1.0 / (1.0 + std::max(stretch, 0.0));
+  auto finish = [&](double start, double work) {
+    while (first_busy < busy.size() && busy[first_busy].second <= start) ++first_busy;
+    double t = start;
+    for (std::size_t k = first_busy; k < busy.size() && work > 0; ++k) {
+      const auto [from, to] = busy[k];
+      if (from > t) {
+        if (work <= from - t) return t + work;
+        work -= from - t;
+        t = from;
+      }
+      const double done = (to - t) * rate;
+      if (work <= done) return t + work / rate;
+      work -= done;
+      t = to;
+    }
+    return t + work;
   };
   const auto ahead = static_cast<std::size_t>(std::max(depth, 0));
   std::vector<double> gathered(n, 0);
@@ -34,7 +62,7 @@ double pass_seconds(const std::vector<ModuleCost>& modules, int depth) {
     if (ahead == 0 && i > 0) gather_next(compute_free);
     const double start = std::max(compute_free, gathered[i]);
     if (ahead > 0) gather_next(start);
-    compute_free = start + modules[i].compute_seconds;
+    compute_free = finish(start, modules[i].compute_seconds);
     if (modules[i].scatter_seconds > 0) {
       scatters_done = std::max(scatters_done, issue(compute_free, modules[i].scatter_seconds));
     }

@@ -14,6 +14,11 @@
 //   depth >= 1, a + r <= c:       a + L c + r      (only the first gather and last scatter show)
 //   depth >= 1, a + r > c:        at least L (a + r): the stream carries every gather and
 //                                 scatter, so the pass is communication-bound
+// Overlap is not free: each NCCL channel of a gather or scatter holds one SM (one CTA), so the
+// compute beside them runs on the rest, 1 + stretch times as long (stretch = k / (S - k) for k
+// channels of S SMs) for as long as the stream is busy. With prefetch and a <= c the forward
+// then takes a + L c + (L - 1) a (1 - 1 / (1 + stretch)): every module but the last computes
+// beside the next one's gather.
 // docs/training.md, "ZeRO-3 and FSDP".
 #pragma once
 
@@ -29,7 +34,8 @@ struct ModuleCost {
 
 // Seconds from the pass's start until its compute and its last reduce-scatter are done.
 // `modules` in execution order; `depth` >= 0 modules' gathers in flight ahead of the one
-// computing (FSDP's prefetch: 1), so 1 + depth modules are whole in memory at once.
-double pass_seconds(const std::vector<ModuleCost>& modules, int depth);
+// computing (FSDP's prefetch: 1), so 1 + depth modules are whole in memory at once. `stretch`
+// >= 0: how much longer compute takes while the stream is busy (0: overlap is free).
+double pass_seconds(const std::vector<ModuleCost>& modules, int depth, double stretch = 0);
 
 }  // namespace fathom::train

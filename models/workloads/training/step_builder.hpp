@@ -49,6 +49,14 @@ struct PassParts {
   }
 };
 
+// Seconds in which the span [from, to) runs beside one of `passes`.
+double seconds_beside(const std::vector<PassTiming>& passes, sim::SimTime from, sim::SimTime to);
+
+// NCCL channels of one point-to-point send to a peer on another node: NCCL_NCHANNELS_PER_NET_PEER,
+// default 2 (ncclTopoGetNchannels, src/graph/paths.cc). NCCL gives a peer over NVLink more; a
+// pipeline peer inside the node is counted the same (a lower bound on what its send holds).
+constexpr int kP2pChannelsPerPeer = 2;
+
 struct Groups {
   std::vector<topo::VertexId> tp;
   std::vector<topo::VertexId> ep;
@@ -85,6 +93,13 @@ class StepBuilder {
   }
 
   double chunk_parameters(int stage, int chunk) const { return train::chunk_parameters(spec_, layout_, stage, chunk); }
+  // How much longer compute takes beside a communication kernel of `channels` NCCL channels, each
+  // holding one SM (one CTA): k / (S - k) of S SMs (tp_overlap_gemm_slowdown - 1); 0 when the SM
+  // count is unknown or no channel runs.
+  double comm_stretch(int channels) const;
+  // The same beside a data-parallel collective of the `dp_groups` groups (NCCL's channels for
+  // them: 2 per NIC their node ranks use, coll::tuner_group).
+  double dp_stretch(int dp_groups) const;
   // ZeRO-3: the forward and backward pass of chunk `chunk` of stage `stage`, whose work alone
   // takes fwd_work and bwd_work seconds, with each module's parameters gathered and its
   // gradients scattered (sharded_parameters.hpp). Returns the two passes' durations.

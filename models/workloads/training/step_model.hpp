@@ -82,9 +82,16 @@ struct StageResult {
   sim::SimTime pipeline_finish;
   sim::SimTime finish;                     // end of its share of the step
   std::vector<DataParallelSpan> dp_spans;  // gradient buckets, then parameter gathers
-  // Seconds the passes lose to the SMs that overlapped buckets hold (step_timeline.cpp): part of
-  // the stage's exposed data-parallel time.
+  // Seconds the passes lose to the SMs that overlapped buckets and parameter gathers hold
+  // (step_timeline.cpp): part of the stage's exposed data-parallel time.
   double dp_contention = 0;
+  // The same for overlapped pipeline sends (overlap_p2p): part of its pipeline time.
+  double pp_contention = 0;
+  // One pipeline send of the stage's activation to the next stage and of its gradient to the
+  // previous one, where they run beside compute (overlap_p2p); 0 where the sender waits for it
+  // (the time is then in its passes) or it has no such peer.
+  sim::SimTime send_forward;
+  sim::SimTime send_backward;
   sim::SimTime optimizer_start;
   sim::SimTime optimizer_finish;
 };

@@ -125,7 +125,9 @@ std::pair<double, double> StepBuilder::zero3_passes(int stage, int chunk, double
     f = {fwd_work / modules, gather(params, 1), 0};
     b = {bwd_work / modules, gather(params, backward_gathers) * backward_gathers, scatter(params)};
   }
-  return {pass_seconds(fwd, par.zero_prefetch), pass_seconds(bwd, par.zero_prefetch)};
+  // The gathers and scatters beside a module's compute hold an SM per NCCL channel.
+  const double stretch = dp_stretch(dp_groups);
+  return {pass_seconds(fwd, par.zero_prefetch, stretch), pass_seconds(bwd, par.zero_prefetch, stretch)};
 }
 
 StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<PipelinePass>>& schedule,
@@ -196,11 +198,14 @@ StepBuilder::ReplicaRun StepBuilder::run_replica(const std::vector<std::vector<P
   }
   // Megatron's 1F1B posts each send and waits for it (batched isend/irecv): the sender's stream
   // is busy for the transfer and the data is there when its pass ends. With overlap_p2p the
-  // transfer runs beside the compute and delays only the receiver.
+  // transfer runs beside the compute and delays only the receiver. A stage's backward send goes
+  // to the previous stage, over the pair that carried the activation the other way.
   for (int s = 0; s < p; ++s) {
-    const double edge = par.overlap_p2p ? send_seconds[static_cast<std::size_t>(s)] : 0.0;
-    costs.send_forward.push_back(sim::SimTime::from_seconds(edge));
-    costs.send_backward.push_back(sim::SimTime::from_seconds(edge));
+    auto edge = [&](int from) {
+      return sim::SimTime::from_seconds(par.overlap_p2p ? send_seconds[static_cast<std::size_t>(from)] : 0.0);
+    };
+    costs.send_forward.push_back(edge(s));
+    costs.send_backward.push_back(edge((s + p - 1) % p));
   }
   // Without sequence parallelism each TP rank sent 1/t of the activation; the receiver
   // all-gathers the whole (Megatron's scatter-gather optimisation).

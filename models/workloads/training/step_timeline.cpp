@@ -1,14 +1,31 @@
 // Each pipeline stage's timeline after its last pass: the split of its time into busy parts,
 // pipeline-send waits and bubble; its gradient buckets reduced across data parallelism (during
-// the backward pass when overlapped); the optimizer step over its shard; and the gather of the
-// updated parameters (ZeRO 1-2).
+// the backward pass when overlapped); the optimizer step over its shard; the gather of the
+// updated parameters (ZeRO 1-2); and what overlapped communication takes from the passes beside
+// it (the SMs its NCCL channels hold).
 #include <algorithm>
 #include <cmath>
 
 #include "models/compute/roofline.hpp"
 #include "models/workloads/training/step_builder.hpp"
+#include "models/workloads/training/tp_overlap.hpp"
 
 namespace fathom::train::detail {
+
+double seconds_beside(const std::vector<PassTiming>& passes, sim::SimTime from, sim::SimTime to) {
+  double beside = 0;
+  for (const auto& pt : passes) {
+    const sim::SimTime a = std::max(from, pt.start), b = std::min(to, pt.finish);
+    if (b > a) beside += (b - a).to_seconds();
+  }
+  return beside;
+}
+
+double StepBuilder::comm_stretch(int channels) const {
+  return tp_overlap_gemm_slowdown(acc_.compute_units, channels) - 1;
+}
+
+double StepBuilder::dp_stretch(int dp_groups) const { return comm_stretch(comms_.data_parallel_channels(dp_groups)); }
 
 StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_groups) {
   const ParallelSpec& par = spec_.parallel;
@@ -30,6 +47,8 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
   StageResult stage;
   const auto& passes = run.pipeline.stages[su];
   stage.pipeline_finish = run.pipeline.finish[su];
+  stage.send_forward = costs.send_forward[su];
+  stage.send_backward = costs.send_backward[su];
   // Busy parts and idle split into pipeline-send waits and bubble.
   StepBreakdown& bd = stage.breakdown;
   sim::SimTime prev{};
@@ -98,17 +117,10 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
     // channel (one CTA each), and the pass's kernels run on the rest, S / (S - k) as long for the
     // time they share. The stretch delays the stage's end and everything after it (to first
     // order: the buckets' ready times move with the passes they follow).
-    const double sms = acc_.compute_units;
-    const double channels = comms_.data_parallel_channels(dp_groups);
-    if (par.overlap_grad_reduce && channels > 0 && sms > channels) {
+    if (par.overlap_grad_reduce) {
       double beside = 0;  // seconds a bucket ran beside one of the stage's passes
-      for (const auto& span : stage.dp_spans) {
-        for (const auto& pt : passes) {
-          const sim::SimTime from = std::max(span.start, pt.start), to = std::min(span.finish, pt.finish);
-          if (to > from) beside += (to - from).to_seconds();
-        }
-      }
-      stage.dp_contention = beside * channels / (sms - channels);
+      for (const auto& span : stage.dp_spans) beside += seconds_beside(passes, span.start, span.finish);
+      stage.dp_contention = beside * dp_stretch(dp_groups);
       end = end + sim::SimTime::from_seconds(stage.dp_contention);
     }
   }
@@ -144,7 +156,42 @@ StageResult StepBuilder::stage_timeline(int s, const ReplicaRun& run, int dp_gro
     if (!par.overlap_param_gather) {
       end = end + g;
       bd.dp += g.to_seconds();
+    } else {
+      // Overlapped, it runs at the start of the next step, chunk by chunk in forward order, beside
+      // that step's passes, which are this step's (every stage starts a step together: the
+      // gradient norm before the optimizer is reduced over all ranks). A chunk's first forward
+      // pass cannot end before the chunk's parameters are there, and every pass beside the gather
+      // loses SMs to its channels. What the next step waits is added here, as data-parallel time.
+      sim::SimTime wait{};
+      double gathered = 0;
+      for (int c = 0; c < v && local_params > 0; ++c) {
+        gathered += chunk_parameters(s, c);
+        const sim::SimTime ready = sim::SimTime::from_seconds(gather * gathered / local_params);
+        const auto first = std::find_if(passes.begin(), passes.end(),
+                                        [c](const PassTiming& pt) { return pt.pass.forward && pt.pass.chunk == c; });
+        if (first != passes.end() && ready > first->finish) wait = std::max(wait, ready - first->finish);
+      }
+      const double contention = seconds_beside(passes, sim::SimTime{}, g) * dp_stretch(dp_groups);
+      stage.dp_contention += contention;
+      const sim::SimTime exposed = wait + sim::SimTime::from_seconds(contention);
+      end = end + exposed;
+      bd.dp += exposed.to_seconds();
     }
+  }
+  // Pipeline sends beside compute (overlap_p2p): each send's kernel holds an SM per channel while
+  // the stage's next passes run, as the buckets' do.
+  if (p > 1 && par.overlap_p2p) {
+    double beside = 0;
+    for (const auto& pt : passes) {
+      const int virtual_stage = pt.pass.chunk * p + s;
+      const bool sends = pt.pass.forward ? virtual_stage < p * v - 1 : virtual_stage > 0;
+      if (!sends) continue;
+      const sim::SimTime send = pt.pass.forward ? stage.send_forward : stage.send_backward;
+      beside += seconds_beside(passes, pt.finish, pt.finish + send);
+    }
+    stage.pp_contention = beside * comm_stretch(kP2pChannelsPerPeer);
+    end = end + sim::SimTime::from_seconds(stage.pp_contention);
+    bd.pp += stage.pp_contention;
   }
   stage.finish = end;
   return stage;

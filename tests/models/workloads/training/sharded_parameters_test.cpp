@@ -47,6 +47,36 @@ TEST_CASE("ZeRO-3 prefetched backward: hidden when a + r <= c, communication-bou
   CHECK(bound <= pass_seconds(equal(10, 1.0, 2.0, 2.0), 0) + 1e-9);
 }
 
+TEST_CASE("ZeRO-3 overlap is not free: compute beside the stream runs 1 + stretch times as long") {
+  // H100-like: 16 channels of 132 SMs, stretch 16 / 116. Prefetched forward, a <= c: every
+  // module but the last computes beside the next one's gather, for a seconds of wall time, doing
+  // a / (1 + stretch) of its work there: a + L c + (L - 1) a stretch / (1 + stretch).
+  const double stretch = 16.0 / 116.0;
+  for (int layers : {1, 2, 8, 32}) {
+    for (auto [c, a] : {std::pair{3.0, 1.0}, {2.0, 2.0}, {5.0, 0.5}}) {
+      CAPTURE(layers);
+      CAPTURE(c);
+      CAPTURE(a);
+      const double closed = a + layers * c + (layers - 1) * a * stretch / (1 + stretch);
+      CHECK(pass_seconds(equal(layers, c, a, 0.0), 1, stretch) == doctest::Approx(closed));
+    }
+  }
+  // On demand nothing runs beside the compute in a forward pass: L (a + c) as before.
+  CHECK(pass_seconds(equal(8, 3.0, 1.0, 0.0), 0, stretch) == doctest::Approx(8 * 4.0));
+  // Backward on demand: module i computes beside the scatter of module i - 1 (r <= a: the scatter
+  // ends before the gather it precedes, so nothing overlaps either): L (a + c + r).
+  CHECK(pass_seconds(equal(8, 3.0, 1.0, 0.5), 0, stretch) == doctest::Approx(8 * 4.5));
+  // The communication-bound pass is bounded by its stream, whatever the stretch.
+  const double bound = pass_seconds(equal(10, 1.0, 2.0, 2.0), 1, stretch);
+  CHECK(bound >= 10 * 4.0 - 1e-9);
+  CHECK(bound <= 10 * 4.0 + 1.0 * (1 + stretch) + 2.0 + 1e-9);
+  // A stretch never speeds a pass up, and 0 is the free overlap.
+  for (double k : {0.0, 0.05, 0.5, 2.0}) {
+    CHECK(pass_seconds(equal(6, 2.0, 1.5, 1.0), 1, k) >= pass_seconds(equal(6, 2.0, 1.5, 1.0), 1) - 1e-12);
+  }
+  CHECK(pass_seconds(equal(6, 2.0, 1.5, 1.0), 1, 0.0) == pass_seconds(equal(6, 2.0, 1.5, 1.0), 1));
+}
+
 TEST_CASE("ZeRO-3 with no communication is the sum of the modules") {
   CHECK(pass_seconds(equal(7, 2.0, 0.0, 0.0), 1) == doctest::Approx(14.0));
   CHECK(pass_seconds({}, 1) == 0);

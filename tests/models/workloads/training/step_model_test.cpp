@@ -499,3 +499,87 @@ TEST_CASE("overlapped gradient buckets take SMs from the passes they run beside,
   s.parallel.overlap_grad_reduce = false;
   CHECK(simulate_training_step(s, a, cluster, {}, 7).stages.at(0).dp_contention == 0);
 }
+
+TEST_CASE("an overlapped parameter gather (ZeRO-1) waits where the first forward outruns it and takes SMs beside it") {
+  // The gather after the optimizer runs at the next step's start, beside that step's passes
+  // (this step's, in the steady state): 16 channels of 132 SMs, as for the buckets. Its wait: the
+  // first forward pass cannot end before the parameters are there (one chunk: all of them). With
+  // 2,048-token sequences the first pass outlasts the gather; with 64 it does not.
+  const auto cluster = coll::testing::dgx_spec(2, false);
+  for (int sequence : {2048, 64}) {
+    CAPTURE(sequence);
+    TrainingSpec s = spec_for(16, 1, 1, 64);
+    s.sequence = sequence;
+    s.parallel.zero_stage = 1;
+    s.parallel.overlap_grad_reduce = false;  // no buckets beside the passes: the gather alone
+    s.parallel.overlap_param_gather = true;
+    hw::AcceleratorSpec a = h100();
+    a.compute_units = 132;
+    const TrainingResult r = simulate_training_step(s, a, cluster, {}, 7);
+    REQUIRE(r.simulated);
+    const StageResult& stage = r.stages.at(0);
+    const auto& gather = stage.dp_spans.back();
+    const sim::SimTime g = gather.finish - gather.start;
+    REQUIRE(g > sim::SimTime{});
+    const auto& passes = r.pipeline.stages.at(0);
+    double beside = 0;
+    for (const auto& pass : passes) {
+      const sim::SimTime to = std::min(g, pass.finish);
+      if (to > pass.start) beside += (to - pass.start).to_seconds();
+    }
+    const sim::SimTime first_finish = passes.front().finish;
+    const double wait = g > first_finish ? (g - first_finish).to_seconds() : 0.0;
+    MESSAGE("gather " << g.to_seconds() * 1e3 << " ms, beside the passes " << beside * 1e3 << " ms, wait " << wait * 1e3
+                      << " ms, the passes' loss " << stage.dp_contention * 1e3 << " ms");
+    CHECK((wait > 0) == (sequence == 64));
+    REQUIRE(beside > 0);
+    CHECK(stage.dp_contention == doctest::Approx(beside * 16 / (132 - 16)).epsilon(1e-12));
+    CHECK((stage.finish - stage.optimizer_finish).to_seconds() ==
+          doctest::Approx(wait + stage.dp_contention).epsilon(1e-6));
+    CHECK(r.breakdown.total() == doctest::Approx(r.step_seconds).epsilon(1e-9));
+    // Not overlapped: the whole gather is exposed and nothing runs beside it.
+    s.parallel.overlap_param_gather = false;
+    const TrainingResult exposed = simulate_training_step(s, a, cluster, {}, 7);
+    CHECK(exposed.stages.at(0).dp_contention == 0);
+    CHECK((exposed.stages.at(0).finish - exposed.stages.at(0).optimizer_finish) == g);
+  }
+}
+
+TEST_CASE("overlapped pipeline sends take two SMs (NCCL's channels per network peer) from the passes beside them") {
+  // PP 2 over 2 nodes: every send crosses the network on 2 channels; 132 SMs.
+  const auto cluster = coll::testing::dgx_spec(2, false);
+  TrainingSpec s = spec_for(16, 8, 2, 8);
+  s.parallel.overlap_p2p = true;
+  hw::AcceleratorSpec a = h100();
+  a.compute_units = 132;
+  const TrainingResult r = simulate_training_step(s, a, cluster, {}, 7);
+  REQUIRE(r.simulated);
+  for (int st = 0; st < 2; ++st) {
+    CAPTURE(st);
+    const StageResult& stage = r.stages.at(static_cast<std::size_t>(st));
+    const auto& passes = r.pipeline.stages.at(static_cast<std::size_t>(st));
+    double beside = 0;
+    int sends = 0;
+    for (const auto& pt : passes) {
+      // Stage 0 sends after its forward passes, stage 1 after its backward ones.
+      if (pt.pass.forward != (st == 0)) continue;
+      ++sends;
+      const sim::SimTime send = st == 0 ? stage.send_forward : stage.send_backward;
+      for (const auto& other : passes) {
+        const sim::SimTime from = std::max(pt.finish, other.start), to = std::min(pt.finish + send, other.finish);
+        if (to > from) beside += (to - from).to_seconds();
+      }
+    }
+    CHECK(sends == 8);
+    CHECK((st == 0 ? stage.send_forward : stage.send_backward) > sim::SimTime{});
+    MESSAGE("sends beside the passes " << beside * 1e3 << " ms, the passes' loss " << stage.pp_contention * 1e3
+                                       << " ms");
+    CHECK(stage.pp_contention == doctest::Approx(beside * 2 / (132 - 2)).epsilon(1e-12));
+  }
+  CHECK(r.stages.at(0).pp_contention > 0);
+  CHECK(r.breakdown.total() == doctest::Approx(r.step_seconds).epsilon(1e-9));
+  s.parallel.overlap_p2p = false;
+  const TrainingResult waiting = simulate_training_step(s, a, cluster, {}, 7);
+  CHECK(waiting.stages.at(0).pp_contention == 0);
+  CHECK(waiting.stages.at(1).pp_contention == 0);
+}
