@@ -161,17 +161,7 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
 
   write_service_figures(out, report);
   infer::IterationTime t;
-  for (const infer::ReplicaStats& r : report.run.replicas) {
-    t.gemm += r.time.gemm;
-    t.attention += r.time.attention;
-    t.elementwise += r.time.elementwise;
-    t.communication += r.time.communication;
-    t.pipeline += r.time.pipeline;
-    t.output += r.time.output;
-    t.overhead += r.time.overhead;
-    t.swap += r.time.swap;
-    t.latency += r.time.latency;
-  }
+  for (const infer::ReplicaStats& r : report.run.replicas) t += r.time;
   if (t.total() > 0) {
     std::fprintf(out,
                  "iteration time linear layers %.1f%%, attention %.1f%%, element-wise %.1f%%, all-reduce %.1f%%, "
@@ -184,6 +174,9 @@ void write_inference_summary(std::FILE* out, const InferenceReport& report) {
       std::fprintf(out, "               swapping blocks to and from host memory %.1f%%\n", 100 * t.swap / t.total());
     if (t.latency > 0)
       std::fprintf(out, "               the wafers' dataflow latency per layer %.1f%%\n", 100 * t.latency / t.total());
+    if (t.straggler > 0)
+      std::fprintf(out, "               waiting for the slowest GPU of a stage %.1f%%\n",
+                   100 * t.straggler / t.total());
   }
   if (report.cost) {
     char span[64];
@@ -367,6 +360,7 @@ void write_inference_json(std::ostream& out, const InferenceReport& report) {
     j.member("engine", x.time.overhead);
     j.member("swap", x.time.swap);
     if (x.time.latency > 0) j.member("dataflow_latency", x.time.latency);  // wafer-scale systems only
+    j.member("straggler_wait", x.time.straggler);
     j.end_object();
     j.end_object();
   }

@@ -49,6 +49,7 @@ TEST_CASE("TensorRT-LLM's online serving table: throughput within 15% at every r
     const bool is_within = std::abs(error) <= tolerance;
     CAPTURE(model);
     CAPTURE(error);
+    MESSAGE(name << ": published " << published << ", fathom " << model << ", error " << error * 100 << "%");
     CHECK(is_within == (c[7] == "within"));
     ++rows;
     within += is_within ? 1 : 0;
@@ -59,5 +60,5 @@ TEST_CASE("TensorRT-LLM's online serving table: throughput within 15% at every r
   }
   CHECK(rows == 36);
   CHECK(throughput_rows == 12);
-  CHECK(within == 18);
+  CHECK(within == 19);
 }

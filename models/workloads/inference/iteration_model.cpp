@@ -36,6 +36,7 @@ IterationModel::IterationModel(const ServingSpec& spec, const train::Transformer
                                   "), found " + std::to_string(spec_.tp));
     }
   }
+  straggler_factor_ = train::straggler_factor(spec_.stragglers, spec_.tp);
   head_dim_ = train::attention_head_dim(model_);
   heads_per_gpu_ = static_cast<double>(model_.heads) / spec_.tp;
   const double kv_heads_per_gpu = std::max(1.0, static_cast<double>(model_.kv_heads) / spec_.tp);
@@ -166,6 +167,7 @@ IterationTime IterationModel::time(const IterationWork& w) const {
   if (spec_.pp > 1) t.pipeline = stage_sends_(activation_bytes(model_, w.tokens));
   t.output = output_layer(w.logits);
   t.latency = layers * accelerator_.layer_latency_s;
+  t.straggler = (straggler_factor_ - 1) * (t.gemm + t.attention + t.elementwise + t.output);
   return t;
 }
 

@@ -14,7 +14,9 @@
 //   - the output layer over the rows that sample a token, and one sampling kernel;
 //   - with pp > 1, the batch's activations sent from each stage to the next (a function of the
 //     bytes, given): an iteration of a virtual engine passes every stage in turn;
-//   - the accelerator's fixed latency per layer (AcceleratorSpec::layer_latency_s; 0 on GPUs).
+//   - the accelerator's fixed latency per layer (AcceleratorSpec::layer_latency_s; 0 on GPUs);
+//   - the kernels' wait for the slowest of a stage's tp GPUs (train::straggler_factor over tp
+//     ranks): the all-reduces join them, so the stage's kernels run at its slowest GPU's pace.
 // docs/inference.md gives each count; the tests check them against hand sums.
 #pragma once
 
@@ -50,8 +52,22 @@ struct IterationTime {
   double overhead = 0;       // the host's cost: iteration_overhead_s + sequence_overhead_s x sequences
   double swap = 0;           // copying swapped blocks between HBM and host memory
   double latency = 0;        // the accelerator's fixed time per layer (a wafer's dataflow latency)
+  double straggler = 0;      // the kernels' wait for the slowest GPU of each stage (ServingSpec::stragglers)
   double total() const {
-    return gemm + attention + elementwise + communication + pipeline + output + overhead + swap + latency;
+    return gemm + attention + elementwise + communication + pipeline + output + overhead + swap + latency + straggler;
+  }
+  IterationTime& operator+=(const IterationTime& o) {
+    gemm += o.gemm;
+    attention += o.attention;
+    elementwise += o.elementwise;
+    communication += o.communication;
+    pipeline += o.pipeline;
+    output += o.output;
+    overhead += o.overhead;
+    swap += o.swap;
+    latency += o.latency;
+    straggler += o.straggler;
+    return *this;
   }
 };
 
@@ -89,6 +105,7 @@ class IterationModel {
   double kv_bytes_per_token_layer_ = 0;
   double heads_per_gpu_ = 0;
   int head_dim_ = 0;
+  double straggler_factor_ = 1;              // train::straggler_factor(spec.stragglers, tp)
   mutable std::vector<double> gemm_memo_;    // by tokens; < 0: not yet computed
   mutable std::vector<double> output_memo_;  // by rows
 };

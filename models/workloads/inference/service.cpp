@@ -472,16 +472,7 @@ class ReplicaLp final : public sim::LogicalProcess {
     stats_.peak_blocks = std::max(stats_.peak_blocks, used_blocks());
     stats_.tokens += w.tokens;
     stats_.sequences += w.sequences;
-    const IterationTime& t = engine.time();
-    stats_.time.gemm += t.gemm;
-    stats_.time.attention += t.attention;
-    stats_.time.elementwise += t.elementwise;
-    stats_.time.communication += t.communication;
-    stats_.time.pipeline += t.pipeline;
-    stats_.time.output += t.output;
-    stats_.time.overhead += t.overhead;
-    stats_.time.swap += t.swap;
-    stats_.time.latency += t.latency;
+    stats_.time += engine.time();
     if (static_cast<std::int64_t>(records_.size()) < spec_.record_iterations) {
       records_.push_back({ctx.now(), d, index_, static_cast<std::int32_t>(w.sequences),
                           static_cast<std::int32_t>(w.tokens), used_blocks()});

@@ -10,6 +10,7 @@
 
 #include "models/hardware/accelerator.hpp"
 #include "models/params/parameter.hpp"
+#include "models/workloads/training/stragglers.hpp"
 #include "models/workloads/training/transformer.hpp"
 
 namespace fathom::infer {
@@ -64,6 +65,10 @@ struct ServingSpec {
   // ... and per sequence in the iteration's batch (scheduling it, preparing its inputs, sampling
   // and detokenising its token), not hidden: the host's share that grows with the batch.
   double sequence_overhead_s = 0;
+  // Every iteration waits for the slowest GPU of each pipeline stage: its tensor-parallel
+  // all-reduces join the stage's tp GPUs, each at its own pace (training's model and defaults,
+  // train::straggler_factor over tp ranks; stages run in turn, so each waits for its own slowest).
+  train::StragglerSpec stragglers;
   Preemption preemption = Preemption::kRecompute;
   double swap_bytes = 4.0 * (1 << 30);  // host memory per GPU for swapped blocks
   int replicas = 1;

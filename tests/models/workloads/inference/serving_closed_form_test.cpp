@@ -191,3 +191,38 @@ TEST_CASE("host overhead: an iteration waits iteration_overhead plus sequence_ov
   CHECK(a.ttft_s.p50 - b.ttft_s.p50 == doctest::Approx(2.2e-3).epsilon(1e-4));
   CHECK(a.tpot_s.p50 - b.tpot_s.p50 == doctest::Approx(2.2e-3).epsilon(1e-4));
 }
+
+TEST_CASE("stragglers: a stage's kernels wait for the slowest of its tp GPUs, 1 + sigma e_tp") {
+  // TP 4 with the default 1.5% speed spread: e_4 = 1.0294 (the expected maximum of four standard
+  // normals), so the kernels take 1.5% longer; the all-reduces and the host's share do not.
+  infer::ServiceSpec spec = one_replica(8);
+  spec.serving.tp = 4;
+  spec.serving.iteration_overhead_s = 1e-3;
+  const auto all_reduce = [](double bytes) { return 5e-6 + bytes / 100e9; };
+  const infer::IterationModel slowed(spec.serving, test::small_model(), test::plain_accelerator(), all_reduce);
+  spec.serving.stragglers.enabled = false;
+  const infer::IterationModel nominal(spec.serving, test::small_model(), test::plain_accelerator(), all_reduce);
+  for (std::int64_t tokens : {1, 64, 2048}) {
+    CAPTURE(tokens);
+    infer::IterationWork w;
+    w.tokens = tokens;
+    w.sequences = 1;
+    w.logits = 1;
+    w.attention_pairs = static_cast<double>(tokens) * 500;
+    w.kv_read_tokens = 500.0 + static_cast<double>(tokens);
+    const infer::IterationTime a = slowed.time(w), b = nominal.time(w);
+    const double kernels = b.gemm + b.attention + b.elementwise + b.output;
+    CHECK(b.straggler == 0);
+    CHECK(a.straggler == doctest::Approx(0.015 * 1.0293754 * kernels).epsilon(1e-6));
+    CHECK(a.communication == b.communication);
+    CHECK(a.overhead == b.overhead);
+    CHECK(a.total() == doctest::Approx(b.total() + a.straggler).epsilon(1e-12));
+  }
+  // One GPU waits for no one.
+  spec.serving.tp = 1;
+  spec.serving.stragglers.enabled = true;
+  const infer::IterationModel alone(spec.serving, test::small_model(), test::plain_accelerator(), nullptr);
+  infer::IterationWork w;
+  w.tokens = w.sequences = w.logits = 1;
+  CHECK(alone.time(w).straggler == 0);
+}
