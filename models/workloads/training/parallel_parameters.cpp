@@ -83,9 +83,8 @@ const std::vector<P>& parallel_parameters() {
        "reduce buckets during each chunk's last backward pass; `false`: after the pipeline",
        "Megatron-LM's --overlap-grad-reduce"},
       {"overlap_param_gather", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, overlap_param_gather),
-       "ZeRO 1-2: the all-gather of updated parameters beside the next step's first forward (what that forward does "
-       "not "
-       "hide, and the SMs the gather takes, are exposed); `false`: all of it exposed at the end of the step",
+       "ZeRO 1-2: the all-gather of updated parameters beside the next step's first forward (what that forward "
+       "does not hide, and the SMs the gather takes, are exposed); `false`: all of it exposed at the end of the step",
        "Megatron-LM's --overlap-param-gather"},
       {"overlap_p2p", Quantity::kBool, FATHOM_PARAMETER_MEMBER(ParallelSpec, overlap_p2p),
        "pipeline sends beside compute, each taking 2 SMs from it while it runs (false: the sender waits, as "
