@@ -207,6 +207,15 @@ void write_training_json(std::ostream& out, const TrainingReport& report) {
     for (const auto& span : st.dp_spans) data_parallel_s += (span.finish - span.start).to_seconds();
     j.key("data_parallel_s");
     j.value(data_parallel_s);
+    // What overlapped buckets and parameter gathers, and overlapped pipeline sends, took from the
+    // passes beside them (their NCCL channels' SMs): parts of breakdown's dp_comm and pp_comm.
+    j.key("overlap_sm_cost_s");
+    j.begin_object();
+    j.key("data_parallel");
+    j.value(st.dp_contention);
+    j.key("pipeline");
+    j.value(st.pp_contention);
+    j.end_object();
     j.key("breakdown");
     j.begin_object();
     for (const auto& c : components(st.breakdown)) {

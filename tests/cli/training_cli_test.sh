@@ -23,6 +23,10 @@ for key in step_time_s mfu model_tflops_per_gpu hardware_tflops_per_gpu tokens_p
   check "JSON has $key" grep -q "\"$key\"" "$tmp/a.json"
 done
 check "JSON fingerprint is 16 hex digits" grep -qE '"fingerprint": "[0-9a-f]{16}"' "$tmp/a.json"
+# The pilot's overlapped parameter gather runs beside stage 0's passes: its SMs cost them time.
+sm_cost=$(grep -m1 -oE '"overlap_sm_cost_s": \{"data_parallel":[0-9.e+-]+' "$tmp/a.json" | sed 's/.*://')
+check "JSON gives stage 0's overlap SM cost, above 0 on the pilot ($sm_cost s)" \
+  awk -v x="$sm_cost" 'BEGIN { exit !(x + 0 > 0) }'
 check "the trace is a Chrome trace with stage tracks" grep -q '"stage 0"' "$tmp/a-trace.json"
 check "the trace has a busy-link track" grep -q '"busiest links"' "$tmp/a-trace.json"
 # Determinism: a second run of the same scenario and seed writes the same bytes (nothing may
